@@ -1,0 +1,3 @@
+from polyjoule.cli import main
+
+main()

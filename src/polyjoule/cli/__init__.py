@@ -1,0 +1,52 @@
+"""The ``polyjoule`` command line. Each concept registers its commands from its own module."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from polyjoule import __version__
+from polyjoule.errors import PolyjouleError
+
+app = typer.Typer(
+    name="polyjoule",
+    help="Symbolic energy and latency of loop nests on processor arrays, and a loop-nest "
+    "mapper for TinyTPU-isa.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"polyjoule {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """polyjoule: energy, latency and legality of loop nests on accelerators."""
+
+
+def _register() -> None:
+    from polyjoule.cli import mapper, symbolic, sweep, tinytpu, tosa
+
+    for module in (symbolic, tinytpu, mapper, sweep, tosa):
+        module.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point: a user-facing error is one line and exit 2, never a traceback."""
+    try:
+        app()
+    except PolyjouleError as e:
+        print(f"polyjoule: error: {e}", file=sys.stderr)
+        sys.exit(e.exit_code)

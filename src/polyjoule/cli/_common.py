@@ -1,0 +1,62 @@
+"""What every command shares: turning a user-facing error into one line and exit 2."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+
+from polyjoule.errors import PolyjouleError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_errors(fn: F) -> F:
+    """Print a :class:`PolyjouleError` as one line on stderr and exit with its code (2)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except PolyjouleError as e:
+            print(f"polyjoule: error: {e}", file=sys.stderr)
+            raise typer.Exit(code=e.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_assignments(text: str | None, what: str = "--set") -> dict[str, int]:
+    """``N0=4,N1=5`` -> ``{"N0": 4, "N1": 5}``; a malformed item is a one-line error."""
+    from polyjoule.errors import SpecError
+
+    out: dict[str, int] = {}
+    if not text:
+        return out
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise SpecError(f"{what}: {item!r} is not NAME=VALUE")
+        k, v = item.split("=", 1)
+        try:
+            out[k.strip()] = int(v)
+        except ValueError:
+            raise SpecError(f"{what}: {k.strip()}: {v!r} is not an integer") from None
+    return out
+
+
+def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] | None:
+    """``2,3`` -> ``(2, 3)``; ``None`` stays ``None``."""
+    from polyjoule.errors import SpecError
+
+    if text is None:
+        return None
+    parts = [p for p in text.replace("x", sep).split(sep) if p.strip()]
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        raise SpecError(f"{what}: {text!r} is not a list of integers") from None

@@ -1,0 +1,1 @@
+"""polyjoule.dse"""

@@ -1,0 +1,55 @@
+"""Every error polyjoule raises on bad input, in one place.
+
+Only the CLI catches these: it prints one line (``polyjoule: error: ...``) and exits 2.
+Library code raises; it never prints or exits. Internal invariants use ``assert``.
+"""
+
+from __future__ import annotations
+
+
+class PolyjouleError(Exception):
+    """Base of every user-facing error: bad input, refused request, missing extra."""
+
+    exit_code = 2
+
+
+class SpecError(PolyjouleError):
+    """A spec file or value is malformed; the message names the file and the field."""
+
+
+class NotAffineError(SpecError):
+    """A bound, subscript or condition is not affine in the loop indices and parameters."""
+
+
+class NotUniformError(SpecError):
+    """A loop nest cannot be made uniform (a PRA) by localisation."""
+
+
+class UnknownNameError(SpecError):
+    """An unknown kernel, workload, rank, parameter or energy-table key."""
+
+
+class ParameterRangeError(PolyjouleError):
+    """Parameter values outside the domain a formula was derived for (never a silent 0)."""
+
+
+class InfeasibleMapping(PolyjouleError):
+    """The mapping cannot be realised: tile too small for a dependence, too many tiles, ..."""
+
+
+class InfeasibleSchedule(PolyjouleError):
+    """No schedule satisfies the request (e.g. a scanning order that violates a dependence)."""
+
+
+class ResourceLimitError(PolyjouleError):
+    """A request too large for a bounded resource (simulator memory, cache, ...)."""
+
+
+class MissingExtraError(PolyjouleError):
+    """An optional dependency is not installed; the message says which extra to install."""
+
+
+class ValidationMismatch(PolyjouleError):
+    """Two independent computations disagree (symbolic vs simulated, program vs numpy)."""
+
+    exit_code = 1
