@@ -1,1 +1,31 @@
-"""polyjoule.mapper"""
+"""Loop-nest mapper: enumerate a workload's mapspace, lower, price, rank, census refusals.
+
+Target-independent: nothing here knows a particular machine. A target (e.g. the
+TinyTPU-isa one in :mod:`polyjoule.tinytpu.target`) answers the five questions of
+:class:`polyjoule.mapper.target.Target`.
+
+Public API (stable; the TOSA front end relies on it)::
+
+    from polyjoule.mapper import search, target
+    from polyjoule.workload.registry import get as get_workload
+
+    wl = get_workload("gemm.relu")                      # or any Workload
+    problem = search.Problem(wl, {"M": 16, "K": 16, "N": 16})
+    tgt = target.get("tinytpu-isa")                     # registered on first use
+    result = search.search(problem, tgt, slots=2)
+    result.best            # Candidate | None: .label ("N4>K4"), .nest, .program,
+                           #   .priced.cost == (makespan, emits), .priced.schedule
+    result.candidates      # every encodable nest, sorted by (cost, label)
+    result.census          # Census: .counts (first cause), .any_counts, .examples, .rows()
+    result.considered      # number of nests enumerated
+    result.margin()        # runner-up makespan / best makespan, or None
+
+A nest that cannot be lowered is refused with :class:`polyjoule.mapper.nest.Refused`,
+which carries *every* cause it violates and each cause's kind (``express``: the encoding
+cannot say it; ``refuse``: the machine would run it wrongly and only a checker says no).
+
+Modules: ``nest`` (Loop, Refused), ``mapspace`` (enumeration), ``target`` (protocol and
+registry), ``machine`` (machine as data), ``schedule`` (in-order unit scheduler),
+``search`` (search and ranking), ``census`` (three census definitions), ``fit`` (the
+makespan-to-cosim error bar).
+"""

@@ -1,0 +1,167 @@
+"""LSGP tiling of a PRA onto a processor array, and the cases of every dependence.
+
+Per dimension ``l``: ``i_l = j_l + p_l * k_l`` with ``0 <= j_l < p_l`` (intra-tile index)
+and ``0 <= k_l < t_l`` (tile index = PE coordinate). Array axes of size 1 are dropped and the
+remaining axes are assigned to dims 0, 1, ... in order; other dims are sequential (``t = 1``).
+Default tile size ``p_l = ceil(E_l / t_l)``; the effective tile count is ``ceil(E_l / p_l)``.
+
+A transport ``x[i] = y[i - d]`` splits into cases per dimension with ``d_l != 0``: *intra*
+(``j - d`` stays in the tile) or *inter* (it crosses into the neighbour tile: ``d_k = sign(d)``,
+``d_j = d - sign(d) * p``). Tile sizes must be at least ``|d_l|`` so one neighbour suffices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import product
+
+from polyjoule.errors import InfeasibleMapping, SpecError
+from polyjoule.pra.affine import Affine, Constraint
+from polyjoule.pra.model import PRA, Statement
+
+#: Location classes, in the order reports use.
+CLASSES = ("RD", "FD", "ID", "OD", "IOb", "DR")
+
+#: Accesses one execution of a case makes, per class (see docs/model.md).
+PATHS: dict[str, dict[str, int]] = {
+    "input": {"DR": 1, "IOb": 1, "ID": 1},  # DR -> IOb -> ID of the PE that needs it
+    "output": {"OD": 1, "IOb": 1, "DR": 1},  # OD -> IOb -> DR
+    "zero": {"RD": 1},  # copy inside one iteration
+    "intra": {"FD": 1},  # feedback register of the same PE
+    "inter": {"OD": 1, "ID": 1},  # producer's output port -> consumer's input port
+}
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Tile counts per dim (``t``, from the array) and optional explicit tile sizes."""
+
+    array: tuple[int, int]
+    t: tuple[int, ...]
+    p: tuple[int, ...] | None = None
+
+    @staticmethod
+    def of(pra: PRA, array: tuple[int, ...], tile: tuple[int, ...] | None = None) -> Tiling:
+        if len(array) == 1:
+            array = (1, array[0])
+        if len(array) != 2 or any(a < 1 for a in array):
+            raise SpecError(f"--array: {array} is not ROWSxCOLS with positive sizes")
+        axes = [a for a in array if a != 1]
+        if len(axes) > pra.n:
+            raise InfeasibleMapping(
+                f"--array: {array[0]}x{array[1]} has {len(axes)} axes but {pra.name} has "
+                f"{pra.n} dims"
+            )
+        t = tuple(axes[l] if l < len(axes) else 1 for l in range(pra.n))
+        if tile is not None:
+            if len(tile) != pra.n:
+                raise SpecError(f"--tile: {len(tile)} sizes given, {pra.name} has {pra.n} dims")
+            if any(x < 1 for x in tile):
+                raise SpecError(f"--tile: tile sizes must be positive, got {tile}")
+        return Tiling((array[0], array[1]), t, tile)
+
+    def tiled(self, l: int) -> bool:
+        """Is dim ``l`` spread over PEs (its tile count may exceed 1)?"""
+        return self.t[l] > 1
+
+    def sizes(self, pra: PRA, values: Mapping[str, int]) -> tuple[int, ...]:
+        """Concrete tile sizes ``p`` for parameter values (checked against the array)."""
+        out = []
+        for l, d in enumerate(pra.dims):
+            extent = d.extent.evaluate(values)
+            if extent < 1:
+                raise InfeasibleMapping(f"dim {d.name}: extent {d.extent} = {extent} < 1")
+            if self.p is not None:
+                p = self.p[l] if self.tiled(l) else max(self.p[l], extent)
+            else:
+                p = -(-extent // self.t[l])
+            if self.tiled(l) and -(-extent // p) > self.t[l]:
+                raise InfeasibleMapping(
+                    f"--tile: dim {d.name}: tile size {p} needs {-(-extent // p)} tiles but the "
+                    f"array gives {self.t[l]}"
+                )
+            if not self.tiled(l):
+                p = extent
+            out.append(p)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a statement after tiling: where its value lives and how many accesses."""
+
+    statement: Statement
+    name: str  # input, output, compute, zero, intra, inter(...)
+    cls: str  # location class of the case
+    crossing: tuple[int, ...]  # per dim: 0 intra, else d_k (+1/-1) for transports
+
+    @property
+    def accesses(self) -> dict[str, int]:
+        s = self.statement
+        if s.kind == "compute":
+            assert s.expr is not None
+            return {"RD": len(s.expr.operands) + 1}
+        if s.kind in ("input", "output"):
+            return PATHS[s.kind]
+        return PATHS["inter" if any(self.crossing) else ("intra" if any(s.dep or ()) else "zero")]
+
+    def conditions(self, dims: tuple[str, ...], p: Mapping[int, Affine]) -> list[Constraint]:
+        """Constraints on the intra-tile indices ``j`` selecting this case.
+
+        ``p[l]`` is the tile size of dim ``l`` as an affine term (a symbol or a number).
+        """
+        out: list[Constraint] = []
+        dep = self.statement.dep
+        if dep is None:
+            return out
+        for l, (d, c) in enumerate(zip(dep, self.crossing, strict=True)):
+            if d == 0 or l not in p:
+                continue
+            j = Affine.of({f"j_{dims[l]}": 1})
+            if d > 0:
+                # intra: j >= d ; inter: j <= d - 1
+                out.append(Constraint(j.shift(-d)) if c == 0 else Constraint(-j.shift(-(d - 1))))
+            else:
+                # intra: j - d <= p - 1 ; inter: j - d >= p
+                if c == 0:
+                    out.append(Constraint(p[l] - j.shift(-d).shift(1)))
+                else:
+                    out.append(Constraint(j.shift(-d) - p[l]))
+        return out
+
+
+def cases(pra: PRA, tiling: Tiling) -> list[Case]:
+    """Every statement case of ``pra`` under ``tiling``, in statement order."""
+    out: list[Case] = []
+    for s in pra.statements:
+        if s.kind in ("input", "output"):
+            cls = "DR"
+            out.append(Case(s, s.kind, cls, ()))
+        elif s.kind == "compute":
+            out.append(Case(s, "compute", "RD", ()))
+        else:
+            assert s.dep is not None
+            if not any(s.dep):
+                out.append(Case(s, "zero", "RD", tuple(0 for _ in s.dep)))
+                continue
+            choices = [
+                (0,) if d == 0 else ((0, 1 if d > 0 else -1) if tiling.tiled(l) else (0,))
+                for l, d in enumerate(s.dep)
+            ]
+            for crossing in product(*choices):
+                if any(crossing):
+                    dims = [pra.dims[l].name for l, c in enumerate(crossing) if c]
+                    out.append(Case(s, f"inter({','.join(dims)})", "ID", crossing))
+                else:
+                    out.append(Case(s, "intra", "FD", crossing))
+    return out
+
+
+def min_tile(pra: PRA) -> tuple[int, ...]:
+    """Smallest legal tile size per dim: at least every dependence distance along it."""
+    need = [1] * pra.n
+    for s in pra.statements:
+        for l, d in enumerate(s.dep or ()):
+            need[l] = max(need[l], abs(d))
+    return tuple(need)

@@ -1,0 +1,162 @@
+"""Affine expressions over loop indices and parameters, parsed from text.
+
+A bound, subscript or condition is text like ``N1 - 2`` or ``i0 + 1``; anything that is not
+affine with integer coefficients (``i*j``, ``N/2``) is a :class:`NotAffineError` naming where
+it came from. Constraints are normalised to ``expr >= 0`` or ``expr == 0``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from polyjoule.errors import NotAffineError, SpecError
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(coeff * name) + const`` with integer coefficients; terms sorted by name."""
+
+    terms: tuple[tuple[str, int], ...]
+    const: int = 0
+
+    @staticmethod
+    def of(coeffs: Mapping[str, int], const: int = 0) -> Affine:
+        return Affine(tuple(sorted((k, int(v)) for k, v in coeffs.items() if v != 0)), int(const))
+
+    @property
+    def coeffs(self) -> dict[str, int]:
+        return dict(self.terms)
+
+    def names(self) -> set[str]:
+        return {k for k, _ in self.terms}
+
+    def __add__(self, other: Affine) -> Affine:
+        c = self.coeffs
+        for k, v in other.terms:
+            c[k] = c.get(k, 0) + v
+        return Affine.of(c, self.const + other.const)
+
+    def __neg__(self) -> Affine:
+        return Affine.of({k: -v for k, v in self.terms}, -self.const)
+
+    def __sub__(self, other: Affine) -> Affine:
+        return self + (-other)
+
+    def shift(self, c: int) -> Affine:
+        return Affine(self.terms, self.const + c)
+
+    def evaluate(self, env: Mapping[str, int]) -> int:
+        return self.const + sum(v * int(env[k]) for k, v in self.terms)
+
+    def substitute(self, repl: Mapping[str, Affine]) -> Affine:
+        out = Affine.of({}, self.const)
+        for k, v in self.terms:
+            piece = repl.get(k, Affine.of({k: 1}))
+            out = out + Affine.of({n: c * v for n, c in piece.terms}, piece.const * v)
+        return out
+
+    def isl(self) -> str:
+        parts = [f"{v}*{k}" for k, v in self.terms]
+        return " + ".join([*parts, str(self.const)]) if parts else str(self.const)
+
+    def __str__(self) -> str:
+        out = ""
+        for k, v in self.terms:
+            sign = "-" if v < 0 else "+"
+            mag = "" if abs(v) == 1 else f"{abs(v)}*"
+            out += f" {sign} {mag}{k}" if out else (f"-{mag}{k}" if v < 0 else f"{mag}{k}")
+        if self.const or not out:
+            out += f" {'-' if self.const < 0 else '+'} {abs(self.const)}" if out else str(self.const)
+        return out
+
+    def sympy(self) -> sympy.Expr:
+        return sympy.Integer(self.const) + sum(
+            (v * sympy.Symbol(k, integer=True) for k, v in self.terms), sympy.Integer(0)
+        )
+
+
+def parse_affine(text: str | int, known: Iterable[str], where: str) -> Affine:
+    """Parse ``text`` as an affine expression over ``known`` names; ``where`` names the place."""
+    if isinstance(text, bool):
+        raise SpecError(f"{where}: expected an affine expression, got {text!r}")
+    if isinstance(text, int):
+        return Affine.of({}, text)
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(f"{where}: expected an affine expression, got {text!r}")
+    known = set(known)
+    for name in _NAME.findall(text):
+        if name not in known:
+            raise SpecError(f"{where}: unknown name {name!r} in {text!r}")
+    symbols = {n: sympy.Symbol(n, integer=True) for n in known}
+    try:
+        expr = sympy.sympify(text, locals=symbols, rational=True)
+    except (sympy.SympifyError, SyntaxError, TypeError) as e:
+        raise SpecError(f"{where}: cannot parse {text!r}: {e}") from None
+    expr = sympy.expand(expr)
+    used = sorted(expr.free_symbols, key=str)
+    try:
+        poly = sympy.Poly(expr, *used) if used else None
+    except sympy.PolynomialError:
+        raise NotAffineError(f"{where}: {text!r} is not affine") from None
+    if poly is not None and poly.total_degree() > 1:
+        raise NotAffineError(f"{where}: {text!r} is not affine (degree {poly.total_degree()})")
+    coeffs: dict[str, int] = {}
+    const = expr.subs({s: 0 for s in used}) if used else expr
+    for s in used:
+        c = expr.coeff(s)
+        if c.free_symbols or not c.is_integer:
+            raise NotAffineError(f"{where}: {text!r} has a non-integer coefficient on {s}")
+        coeffs[str(s)] = int(c)
+    if not const.is_integer:
+        raise NotAffineError(f"{where}: {text!r} has a non-integer constant")
+    return Affine.of(coeffs, int(const))
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``expr >= 0`` (``eq=False``) or ``expr == 0`` (``eq=True``)."""
+
+    expr: Affine
+    eq: bool = False
+
+    def holds(self, env: Mapping[str, int]) -> bool:
+        v = self.expr.evaluate(env)
+        return v == 0 if self.eq else v >= 0
+
+    def isl(self) -> str:
+        return f"{self.expr.isl()} {'=' if self.eq else '>='} 0"
+
+    def __str__(self) -> str:
+        return f"{self.expr} {'==' if self.eq else '>='} 0"
+
+
+_REL = re.compile(r"(<=|>=|==|<|>|=)")
+
+
+def parse_condition(text: str, known: Iterable[str], where: str) -> list[Constraint]:
+    """``i1 >= 1``, ``i0 == 0``, ``1 <= i1 < N1``, ``j <= i`` -> normalised constraints."""
+    if not isinstance(text, str):
+        raise SpecError(f"{where}: expected a condition like 'i1 >= 1', got {text!r}")
+    parts = _REL.split(text)
+    if len(parts) < 3 or len(parts) % 2 == 0:
+        raise SpecError(f"{where}: {text!r} is not a comparison like 'i1 >= 1'")
+    out: list[Constraint] = []
+    exprs = [parse_affine(p.strip(), known, where) for p in parts[0::2]]
+    for lhs, rel, rhs in zip(exprs, parts[1::2], exprs[1:], strict=False):
+        if rel in ("==", "="):
+            out.append(Constraint(lhs - rhs, eq=True))
+        elif rel == ">=":
+            out.append(Constraint(lhs - rhs))
+        elif rel == ">":
+            out.append(Constraint((lhs - rhs).shift(-1)))
+        elif rel == "<=":
+            out.append(Constraint(rhs - lhs))
+        else:  # "<"
+            out.append(Constraint((rhs - lhs).shift(-1)))
+    return out

@@ -1,0 +1,106 @@
+"""The operation ``F_q`` of a computational statement: a small arithmetic expression.
+
+Written as text (``alpha*tmp + beta*u``), parsed with Python's ``ast`` into a tree whose
+leaves are PRA variables (read from registers) or named scalars / literals (immediates).
+The tree gives both the operation counts for energy and the numpy semantics for simulation.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from polyjoule.errors import SpecError
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max"}
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A parsed operation: the source text, its variable operands and its op counts."""
+
+    text: str
+    tree: Any  # ast.expr
+    operands: tuple[str, ...]  # variable names read, with repetition, in source order
+    ops: tuple[tuple[str, int], ...]
+
+    def evaluate(self, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
+        return _eval(self.tree, values, scalars)
+
+
+def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], where: str) -> Expr:
+    """Parse ``text``; names must be known variables or scalars."""
+    variables, scalars = set(variables), set(scalars)
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError as e:
+        raise SpecError(f"{where}: cannot parse expression {text!r}: {e.msg}") from None
+    operands: list[str] = []
+    ops: Counter[str] = Counter()
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            ops[_BINOPS[type(node.op)]] += 1
+            walk(node.left)
+            walk(node.right)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            ops["sub"] += 1
+            walk(node.operand)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in _CALLS and not node.keywords:
+            ops[_CALLS[node.func.id]] += max(1, len(node.args) - 1)
+            if node.func.id == "relu" and len(node.args) != 1:
+                raise SpecError(f"{where}: relu takes one argument")
+            for a in node.args:
+                walk(a)
+        elif isinstance(node, ast.Name):
+            if node.id in variables:
+                operands.append(node.id)
+            elif node.id not in scalars:
+                raise SpecError(f"{where}: unknown name {node.id!r} in {text!r}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int | float) \
+                and not isinstance(node.value, bool):
+            pass
+        else:
+            raise SpecError(f"{where}: unsupported construct {ast.unparse(node)!r} in {text!r}")
+
+    walk(tree)
+    if not operands:
+        raise SpecError(f"{where}: expression {text!r} reads no variable")
+    return Expr(text, tree, tuple(operands), tuple(sorted(ops.items())))
+
+
+def _eval(node: Any, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
+    if isinstance(node, ast.BinOp):
+        a, b = _eval(node.left, values, scalars), _eval(node.right, values, scalars)
+        op = _BINOPS[type(node.op)]
+        if op == "add":
+            return a + b
+        if op == "sub":
+            return a - b
+        if op == "mul":
+            return a * b
+        return a / b
+    if isinstance(node, ast.UnaryOp):
+        return -_eval(node.operand, values, scalars)
+    if isinstance(node, ast.Call):
+        args = [_eval(a, values, scalars) for a in node.args]
+        name = node.func.id
+        if name == "relu":
+            return np.maximum(args[0], 0)
+        if name == "sqrt":
+            return np.sqrt(args[0])
+        fn = np.maximum if name == "max" else np.minimum
+        out = args[0]
+        for a in args[1:]:
+            out = fn(out, a)
+        return out
+    if isinstance(node, ast.Name):
+        return values[node.id] if node.id in values else scalars[node.id]
+    return node.value
