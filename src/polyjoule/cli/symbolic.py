@@ -1,7 +1,121 @@
-"""CLI commands (being written)."""
+"""``polyjoule analyze``: closed-form access counts and energy of a kernel on an array."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
+from polyjoule.errors import SpecError
+from polyjoule.mapping.tiling import CLASSES
+from polyjoule.pra.model import Kernel
+
+
+def load_kernel(name: str) -> Kernel:
+    """A built-in kernel name or a PRA YAML file."""
+    from polyjoule.kernels.registry import get
+    from polyjoule.pra.spec import load_kernel_file
+
+    if name.endswith((".yaml", ".yml")) or Path(name).is_file():
+        return load_kernel_file(name)
+    return get(name)
+
+
+def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None) -> dict[str, int]:
+    """Parameter values from ``--set`` and ``--dataset`` (default: LARGE when it exists)."""
+    given = parse_assignments(set_, "--set")
+    if dataset is None and not given and "LARGE" in kernel.datasets:
+        dataset = "LARGE"
+    values = kernel.resolve(given, dataset)
+    missing = [p for p in kernel.params if p not in values]
+    if missing:
+        raise SpecError(f"--set: parameter {missing[0]} of {kernel.name} is not set "
+                        f"(give --set {missing[0]}=.. or --dataset)")
+    return values
+
+
+def parse_array(text: str) -> tuple[int, int]:
+    arr = parse_ints(text, "--array")
+    assert arr is not None
+    if len(arr) == 1:
+        arr = (1, arr[0])
+    if len(arr) != 2 or min(arr) < 1:
+        raise SpecError(f"--array: {text!r} is not ROWSxCOLS with positive sizes")
+    return arr[0], arr[1]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    @app.command()
+    @handles_errors
+    def analyze(
+        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+        tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+        set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
+        dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
+        energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        as_latex: bool = typer.Option(False, "--latex", help="Show formulas as LaTeX."),
+    ) -> None:
+        """Closed-form access counts and energy of a loop nest on a processor array."""
+        from polyjoule.analysis import analyze as run
+        from polyjoule.arch.energy import load_table
+
+        k = load_kernel(kernel)
+        values = resolve_values(k, set_, dataset)
+        table = load_table(energy_table)
+        a = run(k, array=parse_array(array), tile=parse_ints(tile, "--tile"),
+                energy_table=table, values=values)
+        r = a.evaluate(values)
+        extra = _schedule(a, values)
+        if as_json:
+            out = r.to_json()
+            out.update({"kernel": k.name, "array": list(a.array), "energy_table": table.name,
+                        "derive_seconds": a.derive_seconds, **extra})
+            if as_latex:
+                from polyjoule.analysis.analyze import latex
+
+                out["latex"] = [latex(v.formula, ph.pra, ph.groups) for ph in a.phases
+                                for v in (ph.volumes or [])]
+            typer.echo(json.dumps(out, indent=2))
+            return
+        _print(k, a, r, extra, as_latex)
+
+
+def _schedule(a: object, values: dict[str, int]) -> dict[str, object]:
+    """Schedule and latency, when the schedule module can derive them."""
+    from polyjoule.analysis.latency import kernel_latency
+
+    return kernel_latency(a, values)
+
+
+def _print(k: Kernel, a, r, extra: dict, as_latex: bool) -> None:  # type: ignore[no-untyped-def]
+    console = Console()
+    t = Table(title=f"{k.name} on a {a.array[0]}x{a.array[1]} array "
+                    f"({', '.join(f'{p}={v}' for p, v in r.values.items())})")
+    for col in ("phase", "statement", "case", "class", "formula", "count", "energy pJ"):
+        t.add_column(col, justify="right" if col in ("count", "energy pJ") else "left")
+    multi = len(a.phases) > 1
+    for v in r.volumes:
+        t.add_row(v.phase if multi else "", escape(f"{v.statement}: {v.text}"), v.case, v.cls, escape(v.formula),
+                  f"{v.value:,}", f"{v.energy_pj:,.1f}")
+    console.print(t)
+    s = Table(title="totals")
+    s.add_column("what")
+    s.add_column("count", justify="right")
+    s.add_column("energy pJ", justify="right")
+    for c in CLASSES:
+        s.add_row(c, f"{r.counts[c]:,}", f"{r.energy_pj['by_class'][c]:,.1f}")
+    for op, n in r.counts["ops"].items():
+        s.add_row(f"op {op}", f"{n:,}", f"{r.energy_pj['by_op'][op]:,.1f}")
+    s.add_row("total", "", f"{r.energy_pj['total']:,.1f}")
+    console.print(s)
+    if extra.get("latency_cycles") is not None:
+        console.print(f"latency: {extra['latency_cycles']:,} cycles   schedule: {extra.get('schedule')}")
+    console.print(f"derived in {a.derive_seconds:.3f} s "
+                  f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")

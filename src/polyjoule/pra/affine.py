@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 
@@ -52,7 +53,11 @@ class Affine:
         return Affine(self.terms, self.const + c)
 
     def evaluate(self, env: Mapping[str, int]) -> int:
-        return self.const + sum(v * int(env[k]) for k, v in self.terms)
+        out: Any = self.const
+        for k, v in self.terms:
+            x = env[k]
+            out = out + v * (x if hasattr(x, "shape") else int(x))
+        return out
 
     def substitute(self, repl: Mapping[str, Affine]) -> Affine:
         out = Affine.of({}, self.const)

@@ -1,0 +1,91 @@
+"""The only module that imports islpy: sets from constraint text, Barvinok cards, and the
+conversion of isl's piecewise quasi-polynomials into polyjoule's own :class:`Formula`."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import lcm
+
+import islpy as isl
+
+from polyjoule.analysis.formula import Cond, Div, Formula, Piece
+
+HAS_BARVINOK = hasattr(isl.Set, "card")
+
+
+def card(params: list[str], dims: list[str], pieces: list[list[str]]) -> isl.PwQPolynomial:
+    """Number of integer points of the union of ``pieces`` (each a list of constraint texts)."""
+    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+    parts = [" and ".join(p) if p else "true" for p in pieces]
+    text = head + " or ".join(f"({p})" for p in parts) + " }" if parts else head + "false }"
+    return isl.Set(text).coalesce().card().coalesce()
+
+
+def _val(v: isl.Val) -> Fraction:
+    return Fraction(str(v))
+
+
+def _div_of(aff: isl.Aff, nvars: int) -> Div:
+    if aff.dim(isl.dim_type.div):
+        raise NotImplementedError("nested floor in a quasi-polynomial")
+    den = _val(aff.get_denominator_val())
+    coeffs = [_val(aff.get_coefficient_val(isl.dim_type.param, i)) for i in range(nvars)]
+    const = _val(aff.get_constant_val())
+    d = lcm(den.denominator, *(c.denominator for c in coeffs), const.denominator)
+    return Div(tuple(int(c * d) for c in coeffs), int(const * d), d)
+
+
+def _conds_of(bset: isl.BasicSet, nvars: int, divs: list[Div]) -> tuple[Cond, ...]:
+    ls = bset.get_local_space()
+    local = [_div_of(ls.get_div(i), nvars) for i in range(bset.dim(isl.dim_type.div))]
+    idx = []
+    for d in local:
+        if d not in divs:
+            divs.append(d)
+        idx.append(divs.index(d))
+    out = []
+    for c in bset.get_constraints():
+        cs = [_val(c.get_coefficient_val(isl.dim_type.param, i)) for i in range(nvars)]
+        ds = [_val(c.get_coefficient_val(isl.dim_type.div, i)) for i in range(len(local))]
+        k = _val(c.get_constant_val())
+        m = lcm(*(x.denominator for x in (*cs, *ds, k)))
+        dcoef = [0] * len(divs)
+        for i, x in zip(idx, ds, strict=True):
+            dcoef[i] += int(x * m)
+        out.append(Cond(tuple(int(x * m) for x in cs), tuple(dcoef), int(k * m), c.is_equality()))
+    return tuple(out)
+
+
+def to_formula(pwqp: isl.PwQPolynomial, names: list[str]) -> Formula:
+    """Convert isl's result into a :class:`Formula` over ``names`` (the isl parameters)."""
+    nvars = len(names)
+    pieces = []
+    for dom, qp in pwqp.get_pieces():
+        divs: list[Div] = []
+        terms_raw = []
+        qp.foreach_term(terms_raw.append)
+        terms = []
+        for t in terms_raw:
+            coeff = _val(t.get_coefficient_val())
+            exps = [t.get_exp(isl.dim_type.param, i) for i in range(nvars)]
+            dexp: dict[int, int] = {}
+            for i in range(t.dim(isl.dim_type.div)):
+                e = t.get_exp(isl.dim_type.div, i)
+                if e:
+                    d = _div_of(t.get_div(i), nvars)
+                    if d not in divs:
+                        divs.append(d)
+                    dexp[divs.index(d)] = dexp.get(divs.index(d), 0) + e
+            terms.append((coeff, exps, dexp))
+        domain = tuple(_conds_of(b, nvars, divs) for b in dom.get_basic_sets())
+        nd = len(divs)
+        den = lcm(*(c.denominator for c, _, _ in terms)) if terms else 1
+        iterms = tuple(
+            (int(c * den), tuple(e) + tuple(de.get(i, 0) for i in range(nd))) for c, e, de in terms
+        )
+        domain = tuple(
+            tuple(Cond(c.coeffs, c.dcoeffs + (0,) * (nd - len(c.dcoeffs)), c.const, c.eq) for c in b)
+            for b in domain
+        )
+        pieces.append(Piece(tuple(divs), domain, iterms, den))
+    return Formula(tuple(names), tuple(pieces))

@@ -1,0 +1,288 @@
+"""``analyze``: derive every volume of a kernel once, then evaluate energy for any sizes.
+
+Derivation (Barvinok) happens once per kernel and mapping; evaluation is exact integer
+arithmetic on compiled formulas, for Python scalars or numpy arrays of design points.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
+from polyjoule.analysis.formula import Formula
+from polyjoule.arch.energy import EnergyTable, default_table
+from polyjoule.errors import InfeasibleMapping, ParameterRangeError
+from polyjoule.mapping.tiling import CLASSES, Tiling, min_tile
+from polyjoule.pra.model import PRA, Kernel
+
+
+def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
+    """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
+    sub = {}
+    for g in groups:
+        p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
+        extent = pra.dims[g.index].extent.sympy()
+        sub[sympy.Symbol(g.r, integer=True)] = extent - p * (t - 1)
+    parts = []
+    for poly, cond in f.piece_exprs():
+        e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
+        parts.append((e, cond.xreplace(sub)))
+    if not parts:
+        return "0"
+    if len(parts) == 1:
+        return str(parts[0][0])
+    return "; ".join(f"{e} if {sympy.simplify(c)}" for e, c in parts) + "; else 0"
+
+
+def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
+    sub = {}
+    for g in groups:
+        p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
+        sub[sympy.Symbol(g.r, integer=True)] = pra.dims[g.index].extent.sympy() - p * (t - 1)
+    pieces = [(sympy.factor_terms(sympy.expand(poly.xreplace(sub))), cond.xreplace(sub))
+              for poly, cond in f.piece_exprs()]
+    if len(pieces) == 1:
+        return sympy.latex(pieces[0][0])
+    return sympy.latex(sympy.Piecewise(*pieces, (0, True)))
+
+
+@dataclass
+class PhaseAnalysis:
+    """One PRA phase: its tiling, derivation mode and volumes."""
+
+    pra: PRA
+    tiling: Tiling
+    mode: str  # "symbolic" or "fixed"
+    groups: list[Group]
+    volumes: list[Volume] | None  # symbolic mode: derived once
+    _fixed: dict[tuple[int, ...], list[Volume]] = field(default_factory=dict)
+    _display: dict[int, str] = field(default_factory=dict)
+
+    def volumes_for(self, sizes: tuple[int, ...]) -> list[Volume]:
+        if self.volumes is not None:
+            return self.volumes
+        if sizes not in self._fixed:
+            self._fixed[sizes] = derive(self.pra, self.tiling, fixed=sizes)[0]
+        return self._fixed[sizes]
+
+    def formula_text(self, k: int, vols: list[Volume]) -> str:
+        if self.volumes is None:
+            return display(vols[k].formula, self.pra, [])
+        if k not in self._display:
+            self._display[k] = display(vols[k].formula, self.pra, self.groups)
+        return self._display[k]
+
+
+@dataclass(frozen=True)
+class VolumeRow:
+    phase: str
+    statement: str
+    text: str
+    case: str
+    cls: str
+    formula: str
+    value: int
+    energy_pj: float
+
+
+@dataclass(frozen=True)
+class Result:
+    """Counts, energies and volumes of one design point."""
+
+    values: dict[str, int]
+    tile_sizes: dict[str, tuple[int, ...]]
+    counts: dict[str, Any]  # RD..DR -> int, "ops" -> {op: int}
+    energy_pj: dict[str, Any]  # total, by_class, by_op
+    volumes: list[VolumeRow]
+    modes: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "values": self.values,
+            "tile_sizes": {k: list(v) for k, v in self.tile_sizes.items()},
+            "counts": self.counts,
+            "energy_pj": self.energy_pj,
+            "volumes": [
+                {"phase": r.phase, "statement": r.statement, "text": r.text, "case": r.case,
+                 "class": r.cls, "formula": r.formula, "value": r.value, "energy_pj": r.energy_pj}
+                for r in self.volumes
+            ],
+            "modes": self.modes,
+        }
+
+
+def case_energy(vol: Volume, pra: PRA, table: EnergyTable) -> tuple[dict[str, float], dict[str, float]]:
+    """Energy of one execution of a case, split by location class and by op."""
+    by_class = {c: n * table.access_pj[c] for c, n in vol.case.accesses.items()}
+    by_op: dict[str, float] = {}
+    s = vol.case.statement
+    if s.kind == "compute":
+        assert s.expr is not None
+        for op, n in s.expr.ops:
+            by_op[op] = n * table.op(pra.dtype, op)
+    return by_class, by_op
+
+
+@dataclass
+class Analysis:
+    """A kernel analysed for one array (and optional tile sizes); evaluate it for any sizes."""
+
+    kernel: Kernel
+    array: tuple[int, int]
+    tile: tuple[int, ...] | None
+    table: EnergyTable
+    phases: list[PhaseAnalysis]
+    derive_seconds: float
+
+    def _check(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        pra = ph.pra
+        pra.check_params(values)
+        for p, lo in pra.param_min:
+            if np.any(np.asarray(values[p]) < lo):
+                raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
+        need = min_tile(pra)
+        sizes = []
+        for l, d in enumerate(pra.dims):
+            extent = d.extent.evaluate(values)
+            if np.any(np.asarray(extent) < 1):
+                raise ParameterRangeError(f"parameters: dim {d.name} has extent {d.extent} < 1")
+            t = ph.tiling.t[l]
+            if ph.tiling.p is not None and ph.tiling.tiled(l):
+                p = ph.tiling.p[l] + 0 * extent
+            else:
+                p = -(-extent // t)
+            if not ph.tiling.tiled(l):
+                p = extent
+            if ph.tiling.tiled(l):
+                if np.any(-(-np.asarray(extent) // np.asarray(p)) > t):
+                    raise InfeasibleMapping(
+                        f"--tile: dim {d.name}: tile size too small, needs more than {t} PEs"
+                    )
+                if np.any(np.asarray(p) < need[l]):
+                    raise InfeasibleMapping(
+                        f"dim {d.name}: tile size below the dependence distance {need[l]} "
+                        "(problem too small for the array, or --tile too small)"
+                    )
+            sizes.append(p)
+        return tuple(sizes)
+
+    def evaluate(self, values: Mapping[str, int]) -> Result:
+        """Counts and energy for scalar parameter values."""
+        counts = dict.fromkeys(CLASSES, 0)
+        ops: dict[str, int] = {}
+        e_class = dict.fromkeys(CLASSES, 0.0)
+        e_op: dict[str, float] = {}
+        rows: list[VolumeRow] = []
+        tile_sizes: dict[str, tuple[int, ...]] = {}
+        modes: dict[str, str] = {}
+        for ph in self.phases:
+            vals = {p: int(values[p]) for p in ph.pra.params if p in values}
+            sizes = tuple(int(s) for s in self._check(ph, vals))
+            tile_sizes[ph.pra.name] = sizes
+            modes[ph.pra.name] = ph.mode
+            vols = ph.volumes_for(sizes)
+            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
+            for k, v in enumerate(vols):
+                n = int(v.formula.evaluate(env))
+                bc, bo = case_energy(v, ph.pra, self.table)
+                for c, a in v.case.accesses.items():
+                    counts[c] += n * a
+                for c, e in bc.items():
+                    e_class[c] += n * e
+                s = v.case.statement
+                if s.kind == "compute":
+                    assert s.expr is not None
+                    for op, m in s.expr.ops:
+                        ops[op] = ops.get(op, 0) + n * m
+                        e_op[op] = e_op.get(op, 0.0) + n * bo[op]
+                rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
+                                      ph.formula_text(k, vols), n,
+                                      n * (sum(bc.values()) + sum(bo.values()))))
+        total = sum(e_class.values()) + sum(e_op.values())
+        return Result(
+            values={k: int(v) for k, v in values.items()},
+            tile_sizes=tile_sizes,
+            counts={**counts, "ops": dict(sorted(ops.items()))},
+            energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
+            volumes=rows,
+            modes=modes,
+        )
+
+    def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Vectorised: per-class counts, op counts and energies for arrays of sizes."""
+        arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        arrays = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
+        out: dict[str, np.ndarray] = {c: np.zeros(shape, dtype=np.int64) for c in CLASSES}
+        energy = np.zeros(shape, dtype=np.float64)
+        e_class = {c: np.zeros(shape) for c in CLASSES}
+        ops_out: dict[str, np.ndarray] = {}
+        for ph in self.phases:
+            if ph.volumes is None:
+                raise NotImplementedError("vectorised evaluation needs symbolic tiles")
+            vals = {p: arrays[p] for p in ph.pra.params}
+            sizes = self._check(ph, vals)
+            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes)
+            for v in ph.volumes:
+                n = np.asarray(v.formula.evaluate(env)).astype(np.int64)
+                n = np.broadcast_to(n, shape)
+                bc, bo = case_energy(v, ph.pra, self.table)
+                for c, a in v.case.accesses.items():
+                    out[c] = out[c] + n * a
+                for c, e in bc.items():
+                    e_class[c] = e_class[c] + n * e
+                    energy = energy + n * e
+                s = v.case.statement
+                if s.kind == "compute":
+                    assert s.expr is not None
+                    for op, m in s.expr.ops:
+                        ops_out[op] = ops_out.get(op, np.zeros(shape, dtype=np.int64)) + n * m
+                        energy = energy + n * bo[op]
+        res: dict[str, np.ndarray] = dict(out)
+        res.update({f"ops.{k}": v for k, v in ops_out.items()})
+        res.update({f"energy.{c}": e for c, e in e_class.items()})
+        res["energy_pj"] = energy
+        return res
+
+
+def analyze(
+    kernel: Kernel | str,
+    array: tuple[int, ...] = (8, 8),
+    tile: tuple[int, ...] | None = None,
+    energy_table: EnergyTable | None = None,
+    values: Mapping[str, int] | None = None,
+) -> Analysis:
+    """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
+
+    When the symbolic-tile rewrite does not apply (dims coupled across different tile
+    sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
+    lets the derivation happen here instead of at the first evaluation.
+    """
+    from polyjoule.kernels.registry import get
+
+    k = get(kernel) if isinstance(kernel, str) else kernel
+    table = energy_table or default_table()
+    t0 = time.perf_counter()
+    phases = []
+    for pra in k.phases:
+        tiling = Tiling.of(pra, array, tile if tile is not None and len(k.phases) == 1 else
+                           (tile if tile is not None and len(tile) == pra.n else None))
+        try:
+            groups = groups_of(pra, tiling)
+            vols, mode = derive(pra, tiling)
+            phases.append(PhaseAnalysis(pra, tiling, mode, groups, vols))
+        except NotSymbolic:
+            ph = PhaseAnalysis(pra, tiling, "fixed", [], None)
+            if values is not None:
+                vals = {p: int(values[p]) for p in pra.params if p in values}
+                pra.check_params(vals)
+                ph.volumes_for(tiling.sizes(pra, vals))
+            phases.append(ph)
+    t = (array[0], array[1]) if len(array) == 2 else (1, array[0])
+    return Analysis(k, t, tile, table, phases, time.perf_counter() - t0)

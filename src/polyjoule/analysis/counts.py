@@ -1,0 +1,243 @@
+"""Symbolic volumes: the number of points of every statement case, as formulas.
+
+For a tiled PRA each case's condition space is rewritten in the intra-tile indices ``j`` and
+tile indices ``k`` (``i = j + p*k``) and counted with Barvinok. Two derivations:
+
+* **symbolic tiles** (preferred): every parameter that is a tiled extent ``E = N + c`` is
+  replaced by tile size ``p``, tile count ``t`` and last-tile size ``r`` with
+  ``E = p*(t-1) + r``, ``1 <= r <= p``. A constraint becomes ``g + p*delta >= 0`` with ``g``
+  affine in ``(j, r)`` and bounded by multiples of ``p``, so a few values of ``delta`` each
+  give an affine piece. The formula holds for every size, tile size and array shape. It
+  needs the dims coupled by a constraint to share one tile size.
+* **fixed tiles**: tile sizes are numbers, ``i = j + P*k`` is affine, the formula is a
+  quasi-polynomial in the loop bounds, re-derived per tile choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from polyjoule.analysis import _isl
+from polyjoule.analysis.formula import Formula, Piece
+from polyjoule.analysis.simplify import merge_pieces
+from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
+from polyjoule.pra.affine import Affine, Constraint
+from polyjoule.pra.model import PRA
+
+
+@dataclass(frozen=True)
+class Group:
+    """Tiled dims sharing one extent parameter, hence one ``(p, t, r)`` triple."""
+
+    index: int  # lowest dim index; names p{index}, t{index}, r{index}
+    param: str
+    dims: tuple[int, ...]
+    offset: int  # extent = param + offset
+
+    @property
+    def p(self) -> str:
+        return f"p{self.index}"
+
+    @property
+    def t(self) -> str:
+        return f"t{self.index}"
+
+    @property
+    def r(self) -> str:
+        return f"r{self.index}"
+
+
+@dataclass(frozen=True)
+class Volume:
+    """The count of one statement case as a formula over ``Formula.vars``."""
+
+    case: Case
+    formula: Formula
+
+
+class NotSymbolic(Exception):
+    """Internal: the symbolic-tile rewrite does not apply (caller falls back)."""
+
+
+def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
+    by_param: dict[str, Group] = {}
+    for l, d in enumerate(pra.dims):
+        if not tiling.tiled(l):
+            continue
+        e = d.extent
+        if len(e.terms) != 1 or e.terms[0][1] != 1:
+            raise NotSymbolic(f"dim {d.name}: extent {e} is not a parameter plus a constant")
+        param = e.terms[0][0]
+        g = by_param.get(param)
+        if g is None:
+            by_param[param] = Group(l, param, (l,), e.const)
+        else:
+            if g.offset != e.const:
+                raise NotSymbolic(f"dims {pra.dims[g.index].name}, {d.name}: different extents")
+            by_param[param] = Group(g.index, param, (*g.dims, l), g.offset)
+    if tiling.p is not None:
+        for g in by_param.values():
+            if len({tiling.p[l] for l in g.dims}) > 1:
+                raise NotSymbolic(f"dims of {g.param} have different tile sizes")
+    return list(by_param.values())
+
+
+def _sym(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, integer=True)
+
+
+class _Rewriter:
+    """Rewrites PRA constraints into isl constraint texts over (j, k | p, t, r, params)."""
+
+    def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
+                 fixed: tuple[int, ...] | None):
+        self.pra, self.tiling, self.groups, self.fixed = pra, tiling, groups, fixed
+        self.dim_group: dict[int, Group] = {}
+        for g in groups or []:
+            for l in g.dims:
+                self.dim_group[l] = g
+        self.subst: dict[sympy.Symbol, sympy.Expr] = {}
+        for l, d in enumerate(pra.dims):
+            j = _sym(f"j_{d.name}")
+            if not tiling.tiled(l):
+                self.subst[_sym(d.name)] = j
+            elif fixed is not None:
+                self.subst[_sym(d.name)] = j + fixed[l] * _sym(f"k_{d.name}")
+            else:
+                g = self.dim_group[l]
+                self.subst[_sym(d.name)] = j + _sym(g.p) * _sym(f"k_{d.name}")
+        for g in groups or []:
+            self.subst[_sym(g.param)] = _sym(g.p) * (_sym(g.t) - 1) + _sym(g.r) - g.offset
+
+    def tile_term(self, l: int) -> Affine:
+        """The tile size of dim ``l`` as an affine term (symbol or number)."""
+        if self.fixed is not None:
+            return Affine.of({}, self.fixed[l])
+        return Affine.of({self.dim_group[l].p: 1})
+
+    def pieces(self, c: Constraint) -> list[list[str]]:
+        """The constraint as a union of conjunctions of isl constraint texts."""
+        e = sympy.expand(c.expr.sympy().xreplace(self.subst))
+        op = "=" if c.eq else ">="
+        if self.fixed is not None or not self.groups:
+            return [[f"{_isl_text(e)} {op} 0"]]
+        nonlinear = []
+        for g in self.groups:
+            p = _sym(g.p)
+            coeff = sympy.expand(e.coeff(p))
+            if sympy.degree(e, p) > 1:
+                raise NotSymbolic("a constraint is not linear in a tile size")
+            if coeff.free_symbols:
+                nonlinear.append((g, coeff))
+        if not nonlinear:
+            return [[f"{_isl_text(e)} {op} 0"]]
+        if len(nonlinear) > 1:
+            raise NotSymbolic("a constraint couples dims with different tile sizes")
+        g, delta = nonlinear[0]
+        p = _sym(g.p)
+        rest = sympy.expand(e - p * delta)
+        bounded = {_sym(f"j_{self.pra.dims[l].name}") for l in g.dims} | {_sym(g.r)}
+        if not rest.free_symbols <= bounded:
+            raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
+        if not delta.free_symbols <= {_sym(f"k_{self.pra.dims[l].name}") for l in g.dims} | {_sym(g.t)}:
+            raise NotSymbolic("a constraint's tile part depends on other symbols")
+        poly = sympy.Poly(rest, *sorted(bounded, key=str))
+        pos = neg = 0
+        for mon, cf in poly.terms():
+            if sum(mon) == 0:
+                continue
+            if cf > 0:
+                pos += int(cf)
+            else:
+                neg += int(-cf)
+        const = abs(int(rest.subs({s: 0 for s in bounded})))
+        lo, hi = -(pos + const) - 1, neg + const + 1
+        out: list[list[str]] = []
+        dtext = _isl_text(delta)
+        if not c.eq:
+            out.append([f"{dtext} >= {hi}"])
+        for d in range(lo, hi + (1 if c.eq else 0)):
+            out.append([f"{dtext} = {d}", f"{_isl_text(rest + d * p)} {op} 0"])
+        return out
+
+
+def _isl_text(e: sympy.Expr) -> str:
+    return str(e).replace("**", "^")
+
+
+def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None,
+                fixed: tuple[int, ...] | None) -> Formula:
+    """Count the points of one statement case (see module docstring)."""
+    rw = _Rewriter(pra, tiling, groups, fixed)
+    dims = [f"j_{d.name}" for d in pra.dims]
+    dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if tiling.tiled(l)]
+    if fixed is None:
+        sub = {g.param for g in groups or []}
+        params = [x for g in groups or [] for x in (g.p, g.t, g.r)]
+        params += [p for p in pra.params if p not in sub]
+    else:
+        params = list(pra.params)
+    base: list[str] = []
+    need = min_tile(pra)
+    for l, d in enumerate(pra.dims):
+        if tiling.tiled(l):
+            pt = rw.tile_term(l).isl()
+            base += [f"j_{d.name} >= 0", f"j_{d.name} <= {pt} - 1", f"k_{d.name} >= 0"]
+            if fixed is None:
+                base.append(f"k_{d.name} <= {rw.dim_group[l].t} - 1")
+    for g in groups or [] if fixed is None else []:
+        base += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
+                 f"{g.r} >= 1", f"{g.r} <= {g.p}"]
+    for p, lo in pra.param_min:
+        if fixed is not None or p not in {g.param for g in groups or []}:
+            base.append(f"{p} >= {lo}")
+    tile_terms = {l: rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
+    # rename j_<dim> symbols used by case conditions: they are already j_ names
+    constraints = list(pra.statement_space(case.statement))
+    unions: list[list[list[str]]] = [rw.pieces(c) for c in constraints]
+    for c in case.conditions(pra.dim_names, tile_terms):
+        unions.append([[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]])
+    # distribute: intersect the unions one by one, dropping empty conjunctions early
+    import islpy as isl
+
+    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+    current = isl.Set(head + (" and ".join(base) or "true") + " }")
+    for u in unions:
+        alt = " or ".join("(" + " and ".join(conj) + ")" for conj in u)
+        current = current.intersect(isl.Set(head + alt + " }")).coalesce()
+    pwqp = current.card().coalesce()
+    formula = _isl.to_formula(pwqp, params)
+    return merge_pieces(formula)
+
+
+def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tuple[list[Volume], str]:
+    """Volumes of every case; symbolic tiles when possible, else ``fixed`` tile sizes.
+
+    Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
+    """
+    if fixed is None:
+        try:
+            groups = groups_of(pra, tiling)
+            return [Volume(c, derive_case(pra, tiling, c, groups, None)) for c in cases(pra, tiling)], "symbolic"
+        except NotSymbolic:
+            if fixed is None:
+                raise
+    return [Volume(c, derive_case(pra, tiling, c, None, fixed)) for c in cases(pra, tiling)], "fixed"
+
+
+def symbolic_env(pra: PRA, tiling: Tiling, groups: list[Group], values: Mapping[str, object],
+                 sizes: tuple[object, ...]) -> dict[str, object]:
+    """Values of ``p, t, r`` (and untouched params) for given sizes and tile sizes."""
+    env: dict[str, object] = dict(values)
+    for g in groups:
+        extent = pra.dims[g.index].extent.evaluate(values)  # type: ignore[arg-type]
+        p = sizes[g.index]
+        t = -(-extent // p)  # type: ignore[operator]
+        env[g.p], env[g.t], env[g.r] = p, t, extent - p * (t - 1)  # type: ignore[operator]
+    return env
+
+
+__all__ = ["Group", "Volume", "NotSymbolic", "derive", "derive_case", "groups_of", "symbolic_env", "Piece"]

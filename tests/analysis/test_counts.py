@@ -1,0 +1,124 @@
+"""Symbolic volumes against brute-force enumeration of the tiled iteration space."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from polyjoule.analysis import analyze
+from polyjoule.cli import app
+from polyjoule.errors import InfeasibleMapping, ParameterRangeError
+from polyjoule.kernels.registry import get
+from polyjoule.mapping.tiling import Tiling
+from polyjoule.pra.model import PRA
+
+
+def brute_counts(pra: PRA, array: tuple[int, int], values: dict[str, int],
+                 tile: tuple[int, ...] | None = None) -> dict[tuple[str, str], int]:
+    """Count every (statement, case) by walking the iteration space point by point."""
+    tiling = Tiling.of(pra, array, tile)
+    p = tiling.sizes(pra, values)
+    out: dict[tuple[str, str], int] = {}
+    ranges = []
+    for d in pra.dims:
+        ranges.append(range(0, d.extent.evaluate(values)))
+    for point in itertools.product(*ranges):
+        env = dict(values)
+        env.update({d.name: x for d, x in zip(pra.dims, point, strict=True)})
+        if not all(c.holds(env) for c in pra.domain()):
+            continue
+        for s in pra.statements:
+            if not all(c.holds(env) for c in s.when):
+                continue
+            if s.kind in ("input", "output", "compute"):
+                key = (s.id, s.kind)
+            elif not any(s.dep):
+                key = (s.id, "zero")
+            else:
+                crossed = [pra.dims[l].name for l, d in enumerate(s.dep)
+                           if d and not 0 <= point[l] % p[l] - d < p[l]]
+                key = (s.id, f"inter({','.join(crossed)})" if crossed else "intra")
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def symbolic_counts(kernel: str, array, values, tile=None) -> dict[tuple[str, str], int]:
+    r = analyze(kernel, array=array, tile=tile).evaluate(values)
+    out: dict[tuple[str, str], int] = {}
+    for v in r.volumes:
+        if v.value:
+            out[(v.statement, v.case)] = out.get((v.statement, v.case), 0) + v.value
+    return out
+
+
+def test_worked_example_through_cli_json():
+    res = CliRunner().invoke(app, ["analyze", "gesummv", "--array", "2x2", "--tile", "2,3",
+                                   "--set", "N0=4,N1=5", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    s7 = {v["case"]: v for v in data["volumes"] if v["statement"] == "S7"}
+    assert s7["intra"]["class"] == "FD" and s7["intra"]["value"] == 12
+    assert s7["inter(i1)"]["class"] == "ID" and s7["inter(i1)"]["value"] == 4
+    assert s7["intra"]["formula"] == "N0*(N1 - t1)"
+    assert s7["inter(i1)"]["formula"] == "N0*(t1 - 1)"
+    assert set(data["counts"]) >= {"RD", "FD", "ID", "OD", "IOb", "DR", "ops"}
+    assert set(data["energy_pj"]) >= {"total", "by_class", "by_op"}
+    assert data["derive_seconds"] > 0
+
+
+@pytest.mark.parametrize("kernel,array,values", [
+    ("gesummv", (2, 2), {"N0": 4, "N1": 5}),
+    ("gesummv", (4, 4), {"N0": 13, "N1": 7}),
+    ("gesummv", (1, 4), {"N0": 5, "N1": 9}),
+    ("gemm", (2, 2), {"NI": 5, "NJ": 3, "NK": 4}),
+    ("gemm", (4, 4), {"NI": 9, "NJ": 14, "NK": 3}),
+])
+def test_symbolic_equals_enumeration(kernel, array, values):
+    pra = get(kernel).phases[0]
+    assert symbolic_counts(kernel, array, values) == brute_counts(pra, array, values)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n0=st.integers(1, 20), n1=st.integers(1, 20), rows=st.sampled_from([1, 2, 3, 4]),
+       cols=st.sampled_from([1, 2, 4, 8]))
+def test_property_gesummv_random_sizes(n0, n1, rows, cols):
+    values = {"N0": n0, "N1": n1}
+    pra = get("gesummv").phases[0]
+    tiling = Tiling.of(pra, (rows, cols))
+    try:
+        tiling.sizes(pra, values)
+    except InfeasibleMapping:
+        return
+    assert symbolic_counts("gesummv", (rows, cols), values) == brute_counts(pra, (rows, cols), values)
+
+
+def test_vectorised_equals_scalar():
+    a = analyze("gemm", array=(4, 4))
+    n = np.array([4, 7, 16, 33])
+    many = a.evaluate_many({"NI": n, "NJ": n + 1, "NK": n + 2})
+    for i, x in enumerate(n):
+        r = a.evaluate({"NI": int(x), "NJ": int(x) + 1, "NK": int(x) + 2})
+        for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
+            assert many[c][i] == r.counts[c]
+        assert many["energy_pj"][i] == pytest.approx(r.energy_pj["total"])
+
+
+def test_out_of_range_is_an_error_not_zero():
+    a = analyze("gesummv", array=(2, 2))
+    with pytest.raises(ParameterRangeError):
+        a.evaluate({"N0": 0, "N1": 5})
+    with pytest.raises(InfeasibleMapping):
+        analyze("gesummv", array=(2, 2), tile=(1, 1)).evaluate({"N0": 9, "N1": 9})
+
+
+def test_energy_breakdown_adds_up():
+    r = analyze("gemm", array=(8, 8)).evaluate({"NI": 64, "NJ": 64, "NK": 64})
+    e = r.energy_pj
+    assert e["total"] == pytest.approx(sum(e["by_class"].values()) + sum(e["by_op"].values()))
+    assert r.counts["ops"]["mul"] == 2 * 64**3 + 64 * 64  # a*b and alpha*p everywhere, beta*c at k=0
