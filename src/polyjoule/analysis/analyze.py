@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import sympy
@@ -18,7 +18,7 @@ from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups
 from polyjoule.analysis.formula import Formula
 from polyjoule.arch.energy import EnergyTable, default_table
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.mapping.tiling import CLASSES, Tiling, min_tile
+from polyjoule.mapping.tiling import CLASSES, Tiling, cases, min_tile
 from polyjoule.pra.model import PRA, Kernel
 
 
@@ -251,12 +251,31 @@ class Analysis:
         return res
 
 
+class FormulaStore(Protocol):
+    """Where derived formulas are kept between runs (see ``polyjoule.dse.cache``)."""
+
+    def get(self, key: str) -> list[Formula] | None: ...
+
+    def put(self, key: str, formulas: list[Formula]) -> None: ...
+
+
+def derivation_key(pra: PRA, tiling: Tiling) -> str:
+    """Identifies one derivation: the PRA's content, the tiling and polyjoule's version."""
+    import hashlib
+
+    from polyjoule import __version__
+
+    text = repr((pra, tiling.t, tiling.p, __version__))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def analyze(
     kernel: Kernel | str,
     array: tuple[int, ...] = (8, 8),
     tile: tuple[int, ...] | None = None,
     energy_table: EnergyTable | None = None,
     values: Mapping[str, int] | None = None,
+    store: FormulaStore | None = None,
 ) -> Analysis:
     """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
 
@@ -275,8 +294,16 @@ def analyze(
                            (tile if tile is not None and len(tile) == pra.n else None))
         try:
             groups = groups_of(pra, tiling)
-            vols, mode = derive(pra, tiling)
-            phases.append(PhaseAnalysis(pra, tiling, mode, groups, vols))
+            key = derivation_key(pra, tiling)
+            cached = store.get(key) if store is not None else None
+            cs = cases(pra, tiling)
+            if cached is not None and len(cached) == len(cs):
+                vols = [Volume(c, f) for c, f in zip(cs, cached, strict=True)]
+            else:
+                vols, _ = derive(pra, tiling)
+                if store is not None:
+                    store.put(key, [v.formula for v in vols])
+            phases.append(PhaseAnalysis(pra, tiling, "symbolic", groups, vols))
         except NotSymbolic:
             ph = PhaseAnalysis(pra, tiling, "fixed", [], None)
             if values is not None:

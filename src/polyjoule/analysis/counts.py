@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import sympy
-
 from polyjoule.analysis import _isl
 from polyjoule.analysis.formula import Formula, Piece
 from polyjoule.analysis.simplify import merge_pieces
@@ -85,10 +83,6 @@ def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
     return list(by_param.values())
 
 
-def _sym(name: str) -> sympy.Symbol:
-    return sympy.Symbol(name, integer=True)
-
-
 class _Rewriter:
     """Rewrites PRA constraints into isl constraint texts over (j, k | p, t, r, params)."""
 
@@ -99,18 +93,8 @@ class _Rewriter:
         for g in groups or []:
             for l in g.dims:
                 self.dim_group[l] = g
-        self.subst: dict[sympy.Symbol, sympy.Expr] = {}
-        for l, d in enumerate(pra.dims):
-            j = _sym(f"j_{d.name}")
-            if not tiling.tiled(l):
-                self.subst[_sym(d.name)] = j
-            elif fixed is not None:
-                self.subst[_sym(d.name)] = j + fixed[l] * _sym(f"k_{d.name}")
-            else:
-                g = self.dim_group[l]
-                self.subst[_sym(d.name)] = j + _sym(g.p) * _sym(f"k_{d.name}")
-        for g in groups or []:
-            self.subst[_sym(g.param)] = _sym(g.p) * (_sym(g.t) - 1) + _sym(g.r) - g.offset
+        self.param_group = {g.param: g for g in groups or []}
+        self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -118,54 +102,78 @@ class _Rewriter:
             return Affine.of({}, self.fixed[l])
         return Affine.of({self.dim_group[l].p: 1})
 
+    def split(self, e: Affine) -> tuple[Affine, dict[str, Affine]]:
+        """``e`` after ``i = j + p*k`` and ``N = p*(t-1) + r - c`` as ``g + sum_g p_g*delta_g``."""
+        g: dict[str, int] = {}
+        delta: dict[str, dict[str, int]] = {}
+        const = e.const
+        for name, a in e.terms:
+            if name in self.dim_index:
+                l = self.dim_index[name]
+                j = f"j_{name}"
+                g[j] = g.get(j, 0) + a
+                if self.tiling.tiled(l):
+                    k = f"k_{name}"
+                    if self.fixed is not None:
+                        delta.setdefault("", {})[k] = delta.get("", {}).get(k, 0) + a * self.fixed[l]
+                    else:
+                        grp = self.dim_group[l]
+                        d = delta.setdefault(grp.p, {})
+                        d[k] = d.get(k, 0) + a
+            elif name in self.param_group and self.fixed is None:
+                grp = self.param_group[name]
+                d = delta.setdefault(grp.p, {})
+                d[grp.t] = d.get(grp.t, 0) + a
+                d[""] = d.get("", 0) - a
+                g[grp.r] = g.get(grp.r, 0) + a
+                const -= a * grp.offset
+            else:
+                g[name] = g.get(name, 0) + a
+        if "" in delta:  # fixed tile sizes: k terms are plain affine terms
+            for k, a in delta.pop("").items():
+                g[k] = g.get(k, 0) + a
+        out = {}
+        for p, d in delta.items():
+            c = d.pop("", 0)
+            out[p] = Affine.of(d, c)
+        return Affine.of(g, const), out
+
     def pieces(self, c: Constraint) -> list[list[str]]:
         """The constraint as a union of conjunctions of isl constraint texts."""
-        e = sympy.expand(c.expr.sympy().xreplace(self.subst))
         op = "=" if c.eq else ">="
-        if self.fixed is not None or not self.groups:
-            return [[f"{_isl_text(e)} {op} 0"]]
+        rest, deltas = self.split(c.expr)
+        text = rest.isl()
         nonlinear = []
-        for g in self.groups:
-            p = _sym(g.p)
-            coeff = sympy.expand(e.coeff(p))
-            if sympy.degree(e, p) > 1:
-                raise NotSymbolic("a constraint is not linear in a tile size")
-            if coeff.free_symbols:
-                nonlinear.append((g, coeff))
+        for p, d in deltas.items():
+            if d.terms:
+                nonlinear.append((p, d))
+            elif d.const:
+                text += f" + {d.const}*{p}"
         if not nonlinear:
-            return [[f"{_isl_text(e)} {op} 0"]]
+            return [[f"{text} {op} 0"]]
         if len(nonlinear) > 1:
             raise NotSymbolic("a constraint couples dims with different tile sizes")
-        g, delta = nonlinear[0]
-        p = _sym(g.p)
-        rest = sympy.expand(e - p * delta)
-        bounded = {_sym(f"j_{self.pra.dims[l].name}") for l in g.dims} | {_sym(g.r)}
-        if not rest.free_symbols <= bounded:
+        p, delta = nonlinear[0]
+        grp = next(g for g in self.groups or [] if g.p == p)
+        bounded = {f"j_{self.pra.dims[l].name}" for l in grp.dims} | {grp.r}
+        if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        if not delta.free_symbols <= {_sym(f"k_{self.pra.dims[l].name}") for l in g.dims} | {_sym(g.t)}:
-            raise NotSymbolic("a constraint's tile part depends on other symbols")
-        poly = sympy.Poly(rest, *sorted(bounded, key=str))
-        pos = neg = 0
-        for mon, cf in poly.terms():
-            if sum(mon) == 0:
-                continue
-            if cf > 0:
-                pos += int(cf)
-            else:
-                neg += int(-cf)
-        const = abs(int(rest.subs({s: 0 for s in bounded})))
-        lo, hi = -(pos + const) - 1, neg + const + 1
+        # g = rest lies in [g_min, g_max] with 0 <= j <= p-1 and 1 <= r <= p (p >= 1):
+        # delta >= hi makes the constraint always true, delta < lo always false.
+        ap = sum(a for n, a in rest.terms if a > 0 and n != grp.r)
+        an = sum(-a for n, a in rest.terms if a < 0 and n != grp.r)
+        bp = sum(a for n, a in rest.terms if a > 0 and n == grp.r)
+        bn = sum(-a for n, a in rest.terms if a < 0 and n == grp.r)
+        c0 = rest.const
+        hi = an + bn + max(0, -(c0 + bp + an))
+        lo = -(ap + bp) - max(1, c0 - ap - bn + 1) + 1
         out: list[list[str]] = []
-        dtext = _isl_text(delta)
+        dtext = delta.isl()
         if not c.eq:
             out.append([f"{dtext} >= {hi}"])
         for d in range(lo, hi + (1 if c.eq else 0)):
-            out.append([f"{dtext} = {d}", f"{_isl_text(rest + d * p)} {op} 0"])
+            out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
         return out
-
-
-def _isl_text(e: sympy.Expr) -> str:
-    return str(e).replace("**", "^")
 
 
 def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None,
@@ -213,19 +221,28 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
     return merge_pieces(formula)
 
 
-def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tuple[list[Volume], str]:
-    """Volumes of every case; symbolic tiles when possible, else ``fixed`` tile sizes.
+def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
+    """Cases with the same condition space and case conditions have the same volume."""
+    tiles = {l: Affine.of({f"p{l}": 1}) for l in range(pra.n) if tiling.tiled(l)}
+    return (frozenset(pra.statement_space(case.statement)),
+            frozenset(case.conditions(pra.dim_names, tiles)))
 
+
+def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tuple[list[Volume], str]:
+    """Volumes of every case; ``fixed`` tile sizes, or symbolic tiles when ``None``.
+
+    Raises :class:`NotSymbolic` when symbolic tiles do not apply and ``fixed`` is ``None``.
     Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
     """
-    if fixed is None:
-        try:
-            groups = groups_of(pra, tiling)
-            return [Volume(c, derive_case(pra, tiling, c, groups, None)) for c in cases(pra, tiling)], "symbolic"
-        except NotSymbolic:
-            if fixed is None:
-                raise
-    return [Volume(c, derive_case(pra, tiling, c, None, fixed)) for c in cases(pra, tiling)], "fixed"
+    groups = groups_of(pra, tiling) if fixed is None else None
+    memo: dict[tuple[object, ...], Formula] = {}
+    out = []
+    for c in cases(pra, tiling):
+        key = _key(pra, tiling, c)
+        if key not in memo:
+            memo[key] = derive_case(pra, tiling, c, groups, fixed)
+        out.append(Volume(c, memo[key]))
+    return out, "symbolic" if fixed is None else "fixed"
 
 
 def symbolic_env(pra: PRA, tiling: Tiling, groups: list[Group], values: Mapping[str, object],

@@ -63,6 +63,35 @@ class Formula:
     vars: tuple[str, ...]
     pieces: tuple[Piece, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain data (for the formula cache); :meth:`from_json` inverts it exactly."""
+        return {
+            "vars": list(self.vars),
+            "pieces": [
+                {
+                    "divs": [[list(d.coeffs), d.const, d.den] for d in p.divs],
+                    "domain": [[[list(c.coeffs), list(c.dcoeffs), c.const, c.eq] for c in conj]
+                               for conj in p.domain],
+                    "terms": [[c, list(e)] for c, e in p.terms],
+                    "den": p.den,
+                }
+                for p in self.pieces
+            ],
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Formula:
+        pieces = []
+        for p in data["pieces"]:
+            pieces.append(Piece(
+                tuple(Div(tuple(c), k, d) for c, k, d in p["divs"]),
+                tuple(tuple(Cond(tuple(a), tuple(b), k, bool(q)) for a, b, k, q in conj)
+                      for conj in p["domain"]),
+                tuple((int(c), tuple(e)) for c, e in p["terms"]),
+                int(p["den"]),
+            ))
+        return Formula(tuple(data["vars"]), tuple(pieces))
+
     def degree(self) -> int:
         return max((sum(e) for p in self.pieces for _, e in p.terms), default=0)
 
@@ -108,6 +137,21 @@ class Formula:
     @cached_property
     def _symbols(self) -> list[sympy.Symbol]:
         return [sympy.Symbol(v, integer=True) for v in self.vars]
+
+    def piece_parts(self) -> list[tuple[sympy.Expr, list[list[tuple[sympy.Expr, bool]]]]]:
+        """(polynomial, [[(linear form, is_equality), ...] per conjunction]) per piece."""
+        xs = self._symbols
+        out = []
+        for piece in self.pieces:
+            divs = [sympy.floor(_lin(d.coeffs, d.const, xs) / sympy.Integer(d.den)) for d in piece.divs]
+            allx = xs + divs
+            poly = sympy.Add(*(
+                sympy.Rational(c, piece.den) * sympy.Mul(*(x**e for x, e in zip(allx, ex, strict=True) if e))
+                for c, ex in piece.terms))
+            conjs = [[(_lin(c.coeffs, c.const, xs) + _lin(c.dcoeffs, 0, divs), c.eq) for c in b]
+                     for b in piece.domain]
+            out.append((poly, conjs))
+        return out
 
     def piece_exprs(self) -> list[tuple[sympy.Expr, sympy.Basic]]:
         """(polynomial, condition) per piece, as sympy objects."""

@@ -12,16 +12,15 @@ import sympy
 
 from polyjoule.analysis.formula import Cond, Formula, Piece
 
+Conj = list[tuple[sympy.Expr, bool]]
 
-def _small_ranges(rels: list[sympy.Basic]) -> dict[sympy.Symbol, range]:
+
+def _small_ranges(conj: Conj) -> dict[sympy.Symbol, range]:
     """Variables pinned to a short constant range by single-variable inequalities."""
     lo: dict[sympy.Symbol, int] = {}
     hi: dict[sympy.Symbol, int] = {}
-    for r in rels:
-        if not isinstance(r, sympy.GreaterThan):
-            continue
-        e = sympy.expand(r.lhs - r.rhs)
-        if len(e.free_symbols) != 1:
+    for e, eq in conj:
+        if eq or len(e.free_symbols) != 1:
             continue
         (x,) = e.free_symbols
         a = e.coeff(x)
@@ -33,23 +32,16 @@ def _small_ranges(rels: list[sympy.Basic]) -> dict[sympy.Symbol, range]:
     return {x: range(lo[x], hi[x] + 1) for x in lo if x in hi and 0 <= hi[x] - lo[x] <= 4}
 
 
-def _agree_on(pa: sympy.Expr, pb: sympy.Expr, conj: sympy.Basic) -> bool:
-    rels = list(conj.args if isinstance(conj, sympy.And) else (conj,))
-    eqs = [a for a in rels if isinstance(a, sympy.Eq)]
-    diff = sympy.expand(pa - pb)
+def _agree_on(diff: sympy.Expr, conj: Conj) -> bool:
+    """Is ``diff`` zero on every integer point of the conjunction? (sound, not complete)"""
+    diff = sympy.expand(diff)
     if diff == 0:
         return True
-    ranges = _small_ranges(rels)
-    if ranges:
-        x, values = next(iter(ranges.items()))
-        return all(
-            _agree_on(pa.subs(x, v), pb.subs(x, v), conj.subs(x, v)) for v in values
-        ) if values else True
-    if not eqs:
-        return False
     sub: dict[sympy.Symbol, sympy.Expr] = {}
-    for e in eqs:
-        lin = sympy.expand((e.lhs - e.rhs).xreplace(sub))
+    for e, eq in conj:
+        if not eq:
+            continue
+        lin = sympy.expand(e.xreplace(sub))
         for x in sorted(lin.free_symbols, key=str):
             a = lin.coeff(x)
             if a in (1, -1) and not (lin - a * x).has(x):
@@ -59,7 +51,17 @@ def _agree_on(pa: sympy.Expr, pb: sympy.Expr, conj: sympy.Basic) -> bool:
                 break
         else:
             return False
-    return sympy.expand(diff.xreplace(sub)) == 0
+    if sub:
+        diff = sympy.expand(diff.xreplace(sub))
+        if diff == 0:
+            return True
+        conj = [(sympy.expand(e.xreplace(sub)), eq) for e, eq in conj if not eq]
+    ranges = _small_ranges(conj)
+    if ranges:
+        x, values = next(iter(ranges.items()))
+        return all(_agree_on(diff.xreplace({x: v}), [(e.xreplace({x: v}), q) for e, q in conj])
+                   for v in values)
+    return False
 
 
 def _absorb(a: Piece, b: Piece) -> Piece:
@@ -73,23 +75,26 @@ def _absorb(a: Piece, b: Piece) -> Piece:
 def merge_pieces(f: Formula) -> Formula:
     """Absorb every piece into another whose polynomial agrees on its domain."""
     pieces = list(f.pieces)
-    changed = True
-    while changed and len(pieces) > 1:
-        changed = False
-        exprs = Formula(f.vars, tuple(pieces)).piece_exprs()
-        order = sorted(range(len(pieces)), key=lambda i: -sum(1 for _ in pieces[i].domain))
+    if len(pieces) < 2:
+        return f
+    parts = Formula(f.vars, tuple(pieces)).piece_parts()
+    merged = True
+    while merged and len(pieces) > 1:
+        merged = False
+        order = sorted(range(len(pieces)), key=lambda i: -len(pieces[i].domain))
         for ia in order:
             for ib in range(len(pieces)):
                 if ia == ib:
                     continue
-                pa, _ = exprs[ia]
-                pb, cb = exprs[ib]
-                conjs = cb.args if isinstance(cb, sympy.Or) else (cb,)
-                if all(_agree_on(pa, pb, c) for c in conjs):
-                    merged = _absorb(pieces[ia], pieces[ib])
-                    pieces = [p for k, p in enumerate(pieces) if k not in (ia, ib)] + [merged]
-                    changed = True
+                pa, ca = parts[ia]
+                pb, cb = parts[ib]
+                if all(_agree_on(pa - pb, c) for c in cb):
+                    new = _absorb(pieces[ia], pieces[ib])
+                    keep = [k for k in range(len(pieces)) if k not in (ia, ib)]
+                    pieces = [pieces[k] for k in keep] + [new]
+                    parts = [parts[k] for k in keep] + [(pa, ca + cb)]
+                    merged = True
                     break
-            if changed:
+            if merged:
                 break
     return Formula(f.vars, tuple(pieces))

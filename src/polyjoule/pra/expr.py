@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,9 +26,9 @@ class Expr:
     """A parsed operation: the source text, its variable operands and its op counts."""
 
     text: str
-    tree: Any  # ast.expr
-    operands: tuple[str, ...]  # variable names read, with repetition, in source order
-    ops: tuple[tuple[str, int], ...]
+    tree: Any = field(repr=False, compare=False, hash=False)  # ast.expr, derived from text
+    operands: tuple[str, ...] = ()  # variable names read, with repetition, in source order
+    ops: tuple[tuple[str, int], ...] = ()
 
     def evaluate(self, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
         return _eval(self.tree, values, scalars)
