@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -16,36 +15,6 @@ from polyjoule.cli import app
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
 from polyjoule.kernels.registry import get
 from polyjoule.mapping.tiling import Tiling
-from polyjoule.pra.model import PRA
-
-
-def brute_counts(pra: PRA, array: tuple[int, int], values: dict[str, int],
-                 tile: tuple[int, ...] | None = None) -> dict[tuple[str, str], int]:
-    """Count every (statement, case) by walking the iteration space point by point."""
-    tiling = Tiling.of(pra, array, tile)
-    p = tiling.sizes(pra, values)
-    out: dict[tuple[str, str], int] = {}
-    ranges = []
-    for d in pra.dims:
-        ranges.append(range(0, d.extent.evaluate(values)))
-    for point in itertools.product(*ranges):
-        env = dict(values)
-        env.update({d.name: x for d, x in zip(pra.dims, point, strict=True)})
-        if not all(c.holds(env) for c in pra.domain()):
-            continue
-        for s in pra.statements:
-            if not all(c.holds(env) for c in s.when):
-                continue
-            if s.kind in ("input", "output", "compute"):
-                key = (s.id, s.kind)
-            elif not any(s.dep):
-                key = (s.id, "zero")
-            else:
-                crossed = [pra.dims[l].name for l, d in enumerate(s.dep)
-                           if d and not 0 <= point[l] % p[l] - d < p[l]]
-                key = (s.id, f"inter({','.join(crossed)})" if crossed else "intra")
-            out[key] = out.get(key, 0) + 1
-    return out
 
 
 def symbolic_counts(kernel: str, array, values, tile=None) -> dict[tuple[str, str], int]:
@@ -79,15 +48,15 @@ def test_worked_example_through_cli_json():
     ("gemm", (2, 2), {"NI": 5, "NJ": 3, "NK": 4}),
     ("gemm", (4, 4), {"NI": 9, "NJ": 14, "NK": 3}),
 ])
-def test_symbolic_equals_enumeration(kernel, array, values):
+def test_symbolic_equals_enumeration(kernel, array, values, brute_counts):
     pra = get(kernel).phases[0]
     assert symbolic_counts(kernel, array, values) == brute_counts(pra, array, values)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n0=st.integers(1, 20), n1=st.integers(1, 20), rows=st.sampled_from([1, 2, 3, 4]),
        cols=st.sampled_from([1, 2, 4, 8]))
-def test_property_gesummv_random_sizes(n0, n1, rows, cols):
+def test_property_gesummv_random_sizes(n0, n1, rows, cols, brute_counts):
     values = {"N0": n0, "N1": n1}
     pra = get("gesummv").phases[0]
     tiling = Tiling.of(pra, (rows, cols))
@@ -122,3 +91,43 @@ def test_energy_breakdown_adds_up():
     e = r.energy_pj
     assert e["total"] == pytest.approx(sum(e["by_class"].values()) + sum(e["by_op"].values()))
     assert r.counts["ops"]["mul"] == 2 * 64**3 + 64 * 64  # a*b and alpha*p everywhere, beta*c at k=0
+
+
+TRIANGLE = """
+version: 1
+name: tri
+params: {N: 1}
+dims:
+  - {name: i, lower: 0, upper: N - 1}
+  - {name: j, lower: 0, upper: i, extent: N}
+tensors: {X: {shape: [N, N], kind: input}, Y: {shape: [N], kind: output}}
+statements:
+  - {id: S1, var: x, input: "X[i, j]"}
+  - {id: S2, var: s, compute: "x", when: "j == 0"}
+  - {id: S3, var: sp, from: s, dep: [0, 1], when: "j >= 1"}
+  - {id: S4, var: s, compute: "sp + x", when: "j >= 1"}
+  - {id: S5, var: s, output: "Y[i]", when: "j == i"}
+"""
+
+
+@pytest.mark.parametrize("array,tile,mode", [((2, 2), None, "symbolic"), ((2, 4), (3, 2), "fixed"),
+                                             ((4, 1), None, "fixed")])
+@pytest.mark.parametrize("n", [1, 5, 8, 11])
+def test_triangle_symbolic_or_fixed(tmp_path, brute_counts, array, tile, mode, n):
+    from polyjoule.pra.spec import load_kernel_file
+
+    p = tmp_path / "tri.yaml"
+    p.write_text(TRIANGLE)
+    k = load_kernel_file(p)
+    try:
+        Tiling.of(k.phases[0], array, tile).sizes(k.phases[0], {"N": n})
+    except InfeasibleMapping:
+        return
+    a = analyze(k, array=array, tile=tile)
+    r = a.evaluate({"N": n})
+    assert r.modes["tri"] == mode
+    got: dict = {}
+    for v in r.volumes:
+        if v.value:
+            got[(v.statement, v.case)] = got.get((v.statement, v.case), 0) + v.value
+    assert got == brute_counts(k.phases[0], array, {"N": n}, tile)
