@@ -73,28 +73,29 @@ def _absorb(a: Piece, b: Piece) -> Piece:
 
 
 def merge_pieces(f: Formula) -> Formula:
-    """Absorb every piece into another whose polynomial agrees on its domain."""
+    """Absorb pieces into one whose polynomial agrees on their domains.
+
+    Candidates to absorb into are tried most generic first (fewest equalities in their
+    domain): the polynomial Barvinok found for the general case usually covers the rest.
+    """
     pieces = list(f.pieces)
     if len(pieces) < 2:
         return f
     parts = Formula(f.vars, tuple(pieces)).piece_parts()
-    merged = True
-    while merged and len(pieces) > 1:
-        merged = False
-        order = sorted(range(len(pieces)), key=lambda i: -len(pieces[i].domain))
-        for ia in order:
-            for ib in range(len(pieces)):
-                if ia == ib:
-                    continue
-                pa, ca = parts[ia]
-                pb, cb = parts[ib]
-                if all(_agree_on(pa - pb, c) for c in cb):
-                    new = _absorb(pieces[ia], pieces[ib])
-                    keep = [k for k in range(len(pieces)) if k not in (ia, ib)]
-                    pieces = [pieces[k] for k in keep] + [new]
-                    parts = [parts[k] for k in keep] + [(pa, ca + cb)]
-                    merged = True
-                    break
-            if merged:
-                break
-    return Formula(f.vars, tuple(pieces))
+
+    def generality(i: int) -> tuple[int, int]:
+        eqs = min(sum(1 for c in conj if c.eq) for conj in pieces[i].domain) if pieces[i].domain else 0
+        return (eqs, -len(pieces[i].domain))
+
+    alive = sorted(range(len(pieces)), key=generality)
+    out: list[tuple[Piece, tuple]] = []
+    while alive:
+        a = alive[0]
+        pa, ca = parts[a]
+        absorbed = [b for b in alive[1:] if all(_agree_on(pa - parts[b][0], c) for c in parts[b][1])]
+        merged = pieces[a]
+        for b in absorbed:
+            merged = _absorb(merged, pieces[b])
+        out.append((merged, ()))
+        alive = [b for b in alive[1:] if b not in absorbed]
+    return Formula(f.vars, tuple(p for p, _ in out))
