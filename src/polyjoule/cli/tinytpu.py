@@ -1,7 +1,232 @@
-"""CLI commands (being written)."""
+"""``polyjoule tinytpu``: disassemble, check, run and time TinyTPU-isa programs; generate GEMMs."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
 
 import typer
 
+from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.errors import PolyjouleError, SpecError
+
+tinytpu_app = typer.Typer(
+    name="tinytpu",
+    help="TinyTPU-isa toolchain: disasm, check, run, cycles, gen (file formats: docs/tinytpu.md).",
+    no_args_is_help=True,
+)
+
+CONFIG_HELP = ("Build parameters as NAME=VALUE,... (T, MAXDIM, QD, DMA_WORDS, IMEM_SIZE, "
+               "LOOP_DEPTH, AGU_TERMS, AR_RAW_DIST, MAXROWS, SPAD_ROWS, NVR, NAR).")
+
+
+class _InFile(PolyjouleError):
+    """A library error re-raised with the program file's name in front (same exit code)."""
+
+    def __init__(self, path: Path, err: PolyjouleError):
+        text = str(err)
+        super().__init__(text if text.startswith(str(path)) else f"{path}: {text}")
+        self.exit_code = err.exit_code
+
+
+def _config(text: str | None):  # -> Config
+    from polyjoule.tinytpu.params import Config
+
+    names = {f.name.upper(): f.name for f in dataclasses.fields(Config)}
+    kwargs = {}
+    for key, value in parse_assignments(text, "--config").items():
+        if key.upper() not in names:
+            raise SpecError(f"--config: {key}: not a build parameter ({', '.join(names)})")
+        kwargs[names[key.upper()]] = value
+    try:
+        return Config(**kwargs)
+    except SpecError as e:
+        raise SpecError(f"--config: {e}") from None
+
+
+def _load(path: Path, cfg):  # -> list[Instr]
+    from polyjoule.tinytpu.asmfile import load_program
+
+    return load_program(path, cfg)
+
+
+def _in_file(path: Path, fn, *args):
+    try:
+        return fn(*args)
+    except PolyjouleError as e:
+        raise _InFile(path, e) from None
+
+
+@tinytpu_app.command("disasm")
+@handles_errors
+def disasm_cmd(
+    program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Print a program readably: pc, loops indented, AGU terms as 'f3 += iv0*64'."""
+    from polyjoule.tinytpu.disasm import disassemble
+
+    cfg = _config(config)
+    typer.echo(disassemble(_load(program, cfg)), nl=False)
+
+
+@tinytpu_app.command("check")
+@handles_errors
+def check_cmd(
+    program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
+    from polyjoule.tinytpu.assembler import assemble, header
+
+    cfg = _config(config)
+    prog = _load(program, cfg)
+    words = _in_file(program, assemble, prog, cfg)
+    h = header(prog, cfg)
+    typer.echo(f"{program}: ok: {len(prog)} static instructions, {len(words)} words "
+               f"(IMEM_SIZE={cfg.IMEM_SIZE})")
+    for k, v in dataclasses.asdict(h).items():
+        typer.echo(f"  {k:16s} {v}")
+
+
+def _gemm_tag(path: Path) -> tuple[int, int, int, bool] | None:
+    from polyjoule.tinytpu.asmfile import gemm_tag
+
+    return gemm_tag(path.read_text())
+
+
+@tinytpu_app.command("run")
+@handles_errors
+def run_cmd(
+    program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    seed: int = typer.Option(0, "--seed", help="Seed for random int8 A and B (when no .npy)."),
+    full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
+                                    "int8 (default -8..8, so most outputs do not saturate)."),
+    a: Path | None = typer.Option(None, "--a", help="A as a (MAXDIM, MAXDIM) int8 .npy file."),
+    b: Path | None = typer.Option(None, "--b", help="B as a (MAXDIM, MAXDIM) int8 .npy file."),
+    out: Path | None = typer.Option(None, "--out", help="Save C to this .npy file."),
+    gemm: str | None = typer.Option(None, "--gemm", help="MxKxN: compare C[:M,:N] with numpy "
+                                    "(default: the '# polyjoule: gemm' tag of a generated file)."),
+    relu: bool = typer.Option(False, "--relu", help="With --gemm: the GEMM has a relu."),
+) -> None:
+    """Run a program on the numpy reference model; check a GEMM's C against numpy."""
+    import numpy as np
+
+    from polyjoule.errors import ValidationMismatch
+    from polyjoule.tinytpu.refmodel import gemm_expected, run
+
+    cfg = _config(config)
+    prog = _load(program, cfg)
+    rng = np.random.default_rng(seed)
+    shape = (cfg.MAXDIM, cfg.MAXDIM)
+    lo, hi = (-128, 128) if full_range else (-8, 9)
+    A = _npy(a, shape) if a else rng.integers(lo, hi, shape, dtype=np.int8)
+    B = _npy(b, shape) if b else rng.integers(lo, hi, shape, dtype=np.int8)
+    C = _in_file(program, run, prog, A, B, np.zeros(shape, np.int8), cfg)
+    if gemm is not None:
+        dims = _shape(gemm)
+        tag: tuple[int, int, int, bool] | None = (*dims, relu)
+    else:
+        tag = _gemm_tag(program)
+    if out is not None:
+        _save_npy(out, C)
+    if tag is None:
+        with np.printoptions(linewidth=160, threshold=4096):
+            typer.echo(C)
+        return
+    M, K, N, r = tag
+    want = gemm_expected(A, B, M, K, N, r)
+    got = C[:M, :N]
+    bad = int((got != want).sum())
+    with np.printoptions(linewidth=160, threshold=4096):
+        typer.echo(got)
+    if bad:
+        raise ValidationMismatch(f"{program}: C[:{M},:{N}] differs from numpy in {bad} of "
+                                 f"{M * N} cells")
+    typer.echo(f"{program}: C[:{M},:{N}] matches numpy (gemm {M}x{K}x{N}"
+               f"{' relu' if r else ''}; int32 wrap, int8 saturate)")
+
+
+def _npy(path: Path, shape: tuple[int, int]):
+    import numpy as np
+
+    try:
+        X = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise SpecError(f"{path}: not a readable .npy array: {e}") from None
+    if X.shape != shape:
+        raise SpecError(f"{path}: shape: {X.shape} is not {shape} (MAXDIM x MAXDIM)")
+    if not np.issubdtype(X.dtype, np.integer) or X.min() < -128 or X.max() > 127:
+        raise SpecError(f"{path}: dtype: values must be int8 (-128..127)")
+    return X.astype(np.int8)
+
+
+def _save_npy(path: Path, C) -> None:
+    import numpy as np
+
+    if path.suffix != ".npy":
+        raise SpecError(f"{path}: --out must end in .npy")
+    np.save(path, C)
+
+
+def _shape(text: str) -> tuple[int, int, int]:
+    parts = text.lower().split("x")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        raise SpecError(f"shape: {text!r} is not MxKxN") from None
+    if len(dims) != 3:
+        raise SpecError(f"shape: {text!r} is not MxKxN")
+    return dims  # type: ignore[return-value]
+
+
+@tinytpu_app.command("cycles")
+@handles_errors
+def cycles_cmd(
+    program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
+    from polyjoule.tinytpu.assembler import check_program
+    from polyjoule.tinytpu.cycles import simulate
+
+    cfg = _config(config)
+    prog = _load(program, cfg)
+    _in_file(program, check_program, prog, cfg)
+    res = simulate(prog, cfg)
+    typer.echo(f"{program}: {res.cycles} cycles (model; T={cfg.T} MAXDIM={cfg.MAXDIM} "
+               f"QD={cfg.QD} DMA_WORDS={cfg.DMA_WORDS})")
+    for k, v in res.breakdown().items():
+        typer.echo(f"  {k:22s} {v}")
+
+
+gen_app = typer.Typer(name="gen", help="Generate reference programs.", no_args_is_help=True)
+tinytpu_app.add_typer(gen_app)
+
+
+@gen_app.command("gemm")
+@handles_errors
+def gen_gemm_cmd(
+    shape: str = typer.Argument(..., help="MxKxN, each a multiple of T, at most MAXDIM."),
+    output: Path = typer.Option(..., "-o", "--output", help="Program file to write "
+                                "(.tasm or .thex)."),
+    relu: bool = typer.Option(False, "--relu", help="Apply relu before the output."),
+    flat: bool = typer.Option(False, "--flat", help="Fully unrolled (absolute addresses)."),
+    config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Write the shipped tiled GEMM (sheet §12) as a program file."""
+    from polyjoule.tinytpu.asmfile import save_program
+    from polyjoule.tinytpu.programs import gemm_program, gemm_program_flat
+
+    cfg = _config(config)
+    M, K, N = _shape(shape)
+    prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
+    _in_file(output, save_program, output, prog, cfg, (M, K, N, relu))
+    typer.echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
+               "instructions")
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add the ``tinytpu`` command group to the app."""
+    app.add_typer(tinytpu_app)

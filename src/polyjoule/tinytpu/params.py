@@ -178,6 +178,34 @@ DEFAULT = Config()
 
 
 @dataclass(frozen=True)
+class Memory:
+    """One memory of the machine (sheet §8). None of them is cleared at start."""
+
+    name: str
+    owner: str
+    depth: str  # the Config attribute holding its depth in rows
+    lane_bits: int  # bits per lane; a row holds T lanes (DRAM: one int8 per element)
+    written_by: tuple[str, ...]
+    read_by: tuple[str, ...]
+
+    def rows(self, cfg: Config) -> int:
+        """Depth in rows (DRAM images: MAXDIM*MAXDIM elements)."""
+        return getattr(cfg, self.depth) if self.depth != "DRAM" else cfg.MAXDIM * cfg.MAXDIM
+
+
+MEMORIES: tuple[Memory, ...] = (
+    Memory("spad", "spm", "SPAD_ROWS", 8, ("dma_ld",), ("vld", "mm")),
+    Memory("vr", "vru", "NVR", 8, ("dma_ld", "vld"), ("mm",)),
+    Memory("ar", "accu", "NAR", 32, ("mm", "vadd", "vrelu", "vaddrelu"),
+           ("mm", "vadd", "vrelu", "vaddrelu", "mvout")),
+    Memory("imem", "sequencer", "IMEM_SIZE", 64, ("host",), ("sequencer",)),
+    Memory("A", "dma_ld", "DRAM", 8, ("host",), ("dma_ld",)),
+    Memory("B", "dma_ld", "DRAM", 8, ("host",), ("dma_ld",)),
+    Memory("C", "dma_st", "DRAM", 8, ("mvout",), ("host",)),
+)
+
+
+@dataclass(frozen=True)
 class MemoryMap:
     """The program ABI of the shipped programs (sheet §8): where operands and results live."""
 
