@@ -24,8 +24,13 @@ A nest that cannot be lowered is refused with :class:`polyjoule.mapper.nest.Refu
 which carries *every* cause it violates and each cause's kind (``express``: the encoding
 cannot say it; ``refuse``: the machine would run it wrongly and only a checker says no).
 
+Other builds: ``polyjoule.tinytpu.target.TinyTPUTarget(Config(MAXDIM=64))`` (the
+registered ``tinytpu-isa`` is the published build, T=4, MAXDIM=16). ``search`` raises
+:class:`polyjoule.errors.InfeasibleMapping` only when no intrinsic tiles the shape;
+a shape whose every nest is refused returns a result with no candidates and a census.
+
 Modules: ``nest`` (Loop, Refused), ``mapspace`` (enumeration), ``target`` (protocol and
 registry), ``machine`` (machine as data), ``schedule`` (in-order unit scheduler),
 ``search`` (search and ranking), ``census`` (three census definitions), ``fit`` (the
-makespan-to-cosim error bar).
+makespan-to-cosim error bar), ``gate`` (search + verify a problem set).
 """

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -49,7 +48,8 @@ class Census:
         for c in refusal.also:
             self.any_counts[c] += 1
             self.kinds.setdefault(c, refusal.kind(c))
-        self.examples.setdefault(refusal.cause, (order(nest), refusal.detail))
+        if refusal.cause not in self.examples:
+            self.examples[refusal.cause] = (order(nest), refusal.detail)
         self.refused[nest] = refusal
 
     @property
@@ -111,10 +111,3 @@ def relieve(problem: Problem, target: Target, cause: str, slots: int = 2,
         if cause in r.also and n in after.census.refused)
     return Relief(cause, base, after, returned, rebound)
 
-
-def kinds_total(rows: Iterable[Row]) -> Counter[Kind]:
-    """Sum of first-cause counts per kind."""
-    out: Counter[Kind] = Counter()
-    for r in rows:
-        out[r.kind] += r.first
-    return out

@@ -45,10 +45,15 @@ class Refused(Exception):  # noqa: N818 - the domain's word
         self.cause = cause
         self.detail = detail
         self.also: tuple[str, ...] = tuple(dict.fromkeys((cause, *also)))
-        self.kinds: dict[str, Kind] = {c: (kinds or {}).get(c, Kind.EXPRESS) for c in self.also}
+        self._kinds = kinds or {}
+
+    @property
+    def kinds(self) -> dict[str, Kind]:
+        """Kind of every cause in ``also`` (express unless the target says otherwise)."""
+        return {c: self.kind(c) for c in self.also}
 
     def kind(self, cause: str | None = None) -> Kind:
-        return self.kinds[cause or self.cause]
+        return self._kinds.get(cause or self.cause, Kind.EXPRESS)
 
 
 def refuse(found: Sequence[tuple[str, str]], kinds: Mapping[str, Kind] | None = None) -> None:
@@ -90,12 +95,16 @@ def peel_intrinsic(nest: Nest) -> tuple[Nest, dict[str, int]]:
     if not nest or nest[-1].level != INTRINSIC:
         raise Refused("intrinsic", "nest does not end in an intrinsic band")
     i = len(nest)
+    tile: dict[str, int] = {}
     while i > 0 and nest[i - 1].level == INTRINSIC:
         i -= 1
+        lp = nest[i]
+        tile[lp.rank] = tile.get(lp.rank, 1) * lp.factor
     emitted = nest[:i]
-    if any(lp.level == INTRINSIC for lp in emitted):
-        raise Refused("intrinsic", "intrinsic loop outside the trailing band")
-    return emitted, covered(nest[i:])
+    for lp in emitted:
+        if lp.level == INTRINSIC:
+            raise Refused("intrinsic", "intrinsic loop outside the trailing band")
+    return emitted, tile
 
 
 def order(nest: Iterable[Loop]) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from polyjoule.errors import PolyjouleError
-from polyjoule.mapper.machine import Region, Step
+from polyjoule.mapper.machine import Step
 
 
 class StepError(PolyjouleError):
@@ -27,7 +28,7 @@ class Schedule:
     begin: tuple[int, ...]
     finish: tuple[int, ...]
     unit_load: dict[str, int]
-    preds: tuple[tuple[int, ...], ...]
+    blame: tuple[int | None, ...]  # the step whose finish (or unit release) set each begin
 
     @property
     def makespan(self) -> int:
@@ -42,48 +43,65 @@ class Schedule:
         return unit, self.unit_load[unit]
 
     def critical_path(self) -> list[int]:
-        """Positions of the steps on one longest chain ending at the makespan."""
+        """Positions of the steps on one chain (dependences and unit occupancy) ending at
+        the makespan."""
         if not self.steps:
             return []
-        i = max(range(len(self.steps)), key=lambda j: (self.finish[j], -j))
-        path = [i]
-        while True:
-            ps = [p for p in self.preds[i] if self.finish[p] == self.begin[i]]
-            if not ps:
-                break
-            i = ps[-1]
+        i: int | None = max(range(len(self.steps)), key=lambda j: (self.finish[j], -j))
+        path = []
+        while i is not None:
             path.append(i)
+            i = self.blame[i]
         return path[::-1]
 
 
-def _hit(a: Sequence[Region], b: Sequence[Region]) -> bool:
-    return any(x.overlaps(y) for x in a for y in b)
-
-
 def run(steps: Sequence[Step]) -> Schedule:
-    """Schedule ``steps`` in order (exactly the ACT scheduler)."""
+    """Schedule ``steps`` in order (exactly the ACT scheduler).
+
+    A step is ready when every earlier conflicting step has finished. Instead of
+    comparing regions pairwise, each row keeps the latest finish (and its step) of the
+    writes and of the reads that touched it: the maximum over rows equals the maximum
+    over conflicting steps, so the result is identical and linear in rows touched.
+    """
     if len({s.index for s in steps}) != len(steps):
         raise StepError("steps: repeated index")
     busy: dict[str, int] = {}
     load: dict[str, int] = {}
     begin: list[int] = []
     finish: list[int] = []
-    preds: list[tuple[int, ...]] = []
-    touched: list[int] = []  # positions of earlier steps that touch any region
+    blame: list[int | None] = []
+    last: dict[str, int] = {}  # unit -> position of the step that last loaded it
+    # per space and row: (finish, position) of the latest-finishing write / read
+    wrote: dict[str, dict[int, tuple[int, int]]] = {}
+    read: dict[str, dict[int, tuple[int, int]]] = {}
+    none = (0, -1)
     for i, s in enumerate(steps):
-        ps: list[int] = []
-        if s.reads or s.writes:
-            for j in touched:
-                e = steps[j]
-                if _hit(s.writes, e.reads) or _hit(s.writes, e.writes) or _hit(s.reads, e.writes):
-                    ps.append(j)
-            touched.append(i)
-        ready = max((finish[j] for j in ps), default=0)
+        dep = none
+        for regions, tables in ((s.reads, (wrote,)), (s.writes, (wrote, read))):
+            for r in regions:
+                for table in tables:
+                    w = table.get(r.space)
+                    if w and r.length > 0:
+                        dep = max(dep, max(map(w.get, range(r.start, r.start + r.length),
+                                               repeat(none, r.length))))
+        ready = dep[0]
         b = max([ready, *(busy.get(u, 0) for u, _ in s.loads)])
+        why: int | None = dep[1] if dep[1] >= 0 and ready == b else None
+        if why is None and b > 0:
+            why = next((last[u] for u, _ in s.loads if u in last and busy[u] == b), None)
+        blame.append(why)
         begin.append(b)
-        finish.append(b + s.duration)
+        end = b + s.duration
+        finish.append(end)
         for u, w in s.loads:
             busy[u] = b + w
             load[u] = load.get(u, 0) + w
-        preds.append(tuple(ps))
-    return Schedule(tuple(steps), tuple(begin), tuple(finish), load, tuple(preds))
+            last[u] = i
+        for regions, table in ((s.reads, read), (s.writes, wrote)):
+            for r in regions:
+                rows = table.setdefault(r.space, {})
+                mark = (end, i)
+                for row in range(r.start, r.start + r.length):
+                    if rows.get(row, none) < mark:
+                        rows[row] = mark
+    return Schedule(tuple(steps), tuple(begin), tuple(finish), load, tuple(blame))

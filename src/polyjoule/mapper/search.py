@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from polyjoule.errors import InfeasibleMapping
 from polyjoule.mapper import fit, mapspace, schedule
 from polyjoule.mapper.census import Census
 from polyjoule.mapper.nest import Nest, Refused, emitted_order, tile_rows
@@ -88,6 +89,15 @@ class SearchResult:
         return fit.margin(self.best.makespan, self.runner_up.makespan)
 
 
+def _untileable(problem: Problem, target: str, tiles: list[Mapping[str, int]]) -> str:
+    if not tiles:
+        return f"{problem.title}: target {target} offers no intrinsic for this workload"
+    bad = [f"{r}={e} is not a multiple of {tiles[-1].get(r, 1)}"
+           for r, e in problem.extents.items() if e % tiles[-1].get(r, 1)]
+    return (f"{problem.title}: shape is not a multiple of any {target} intrinsic "
+            f"({', '.join(bad)})")
+
+
 def price(target: Target, program: Program, charge_control: bool = True) -> Priced:
     """Schedule a program's steps; ``charge_control=False`` drops loop/endloop fetches."""
     steps = target.steps(program)
@@ -99,13 +109,18 @@ def price(target: Target, program: Program, charge_control: bool = True) -> Pric
 def search(problem: Problem, target: Target, slots: int = 2, *,
            relieve: frozenset[str] | set[str] = frozenset(),
            charge_control: bool = True) -> SearchResult:
-    """Every nest of the mapspace, lowered and priced or refused; sorted by (cost, label)."""
+    """Every nest of the mapspace, lowered and priced or refused; sorted by (cost, label).
+
+    Raises :class:`InfeasibleMapping` when no intrinsic tiles the shape (an empty
+    mapspace); a mapspace whose every nest is refused is a result, not an error.
+    """
     wl, ext = problem.workload, problem.extents
     relieve = frozenset(relieve)
     census = Census()
     cands: list[Candidate] = []
     n = 0
-    for nest in mapspace.nests(ext, target.intrinsics(wl, ext), slots):
+    tiles = list(target.intrinsics(wl, ext))
+    for nest in mapspace.nests(ext, tiles, slots):
         n += 1
         try:
             prog = target.lower(wl, ext, nest, relieve=relieve)
@@ -113,5 +128,7 @@ def search(problem: Problem, target: Target, slots: int = 2, *,
             census.add(nest, r)
             continue
         cands.append(Candidate(nest, prog, price(target, prog, charge_control)))
+    if n == 0:
+        raise InfeasibleMapping(_untileable(problem, target.name, tiles))
     cands.sort(key=lambda c: (c.priced.cost, c.label))
     return SearchResult(problem, target.name, cands, census, n, relieve)

@@ -61,9 +61,13 @@ class Target:
         return []
 
     def measured(self, workload: Workload, extents: Mapping[str, int],
-                 program: Program) -> bool:
-        """True when this exact program has published measured cycles."""
-        return False
+                 program: Program) -> int | None:
+        """Published measured cycles of exactly this program, if any."""
+        return None
+
+    def describe(self) -> str:
+        """One line naming the build (for headers and listings)."""
+        return self.name
 
     def kind(self, cause: str) -> Kind:
         return self.cause_kinds.get(cause, Kind.EXPRESS)
