@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -281,8 +282,14 @@ def map_cmd(
     no_verify: bool = typer.Option(False, "--no-verify", help="Skip the reference model."),
     gate: bool = typer.Option(False, "--gate", help="Run the 12-problem gate."),
     list_: bool = typer.Option(False, "--list", help="List workloads and targets."),
+    tosa: Path | None = typer.Option(None, "--tosa", help="Map every layer of a TOSA MLIR "
+                                     "file (needs the tosa extra)."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
+    if tosa is not None:
+        from polyjoule.frontends.tosa.cli_support import map_tosa_file
+
+        raise typer.Exit(map_tosa_file(str(tosa), top=top, json=as_json))
     if list_:
         _list_cmd(as_json)
     elif gate:

@@ -1,0 +1,349 @@
+"""TOSA function -> mapper ``Workload``: the grammar, and a model as its list of layers.
+
+Grammar (ACT ``workload_from_tosa``)::
+
+    result := pointwise-epilogue* ( matmul ( + matmul )* )
+
+matmul is a unit-batch ``tosa.matmul``; operands trace to their sources through the
+layout ops (``layout.trace``); reshapes on the result path are views and are peeled.
+Operands are named A, A2, ... (activations) and B, B2, ... (weights); result C; ranks
+(M, K, N), reduce (K,). A transposed source flips that operand's ranks.
+
+Weights: torch-mlir freezes ``nn.Linear`` weights into ``tosa.const`` (inline ``dense``
+or ``dense_resource``), already transposed to (K, N). A layer's weight operand is an
+*input* of the layer whatever its values: the workload is independent of them, so a
+constant source is accepted (recorded as such in ``sources``) and its values are never
+read. Only quantisation operands are read, and only from splat constants.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from polyjoule.frontends.tosa.bindings import ir
+from polyjoule.frontends.tosa.errors import (
+    MlirParseError,
+    NoMatchError,
+    QuantizationError,
+    ShapeError,
+    TosaFrontendError,
+)
+from polyjoule.frontends.tosa.layout import Source, shape, trace
+from polyjoule.frontends.tosa.recognize import (
+    Quant,
+    describe,
+    element_type,
+    producer,
+    recognize,
+)
+from polyjoule.workload.einsum import POINTWISE, Tensor, Workload
+
+RANKS = ("M", "K", "N")
+_IGNORED = frozenset({"tosa.const", "tosa.const_shape", "tosa.reshape", "func.return"})
+
+
+@dataclass(frozen=True)
+class Recognized:
+    """A recognised workload with its extents and where each operand comes from."""
+
+    workload: Workload
+    extents: dict[str, int]
+    dtypes: dict[str, str]
+    sources: dict[str, str]
+    quantization: tuple[Quant, ...] = ()
+    #: the operations the grammar walked (only while the module is alive; () once returned)
+    ops: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def shape_text(self) -> str:
+        return "x".join(str(self.extents[r]) for r in RANKS)
+
+
+def function(module: Any, name: str | None = None) -> Any:
+    """The function to read: ``name``, else ``main``, else the only one."""
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    names = [ir().StringAttr(f.attributes["sym_name"]).value for f in funcs]
+    if name is None and "main" in names:
+        name = "main"
+    if name is not None:
+        if name not in names:
+            raise MlirParseError(f"no function @{name}; functions: {', '.join(names) or 'none'}")
+        return funcs[names.index(name)]
+    if len(funcs) != 1:
+        raise MlirParseError(f"{len(funcs)} functions ({', '.join(names) or 'none'}); name one")
+    return funcs[0]
+
+
+def _body(func: Any) -> tuple[list[Any], Any]:
+    ops = [op.operation for op in func.regions[0].blocks[0].operations]
+    return ops[:-1], ops[-1]
+
+
+def _name(n_terms: int, epilogue: list[str]) -> str:
+    base = "gemm" if n_terms == 1 else "gemm.sum" if n_terms == 2 else f"gemm.sum{n_terms}"
+    return base + "".join("." + e for e in epilogue)
+
+
+def _dims(value: Any, what: str) -> tuple[int, ...]:
+    s = shape(value)
+    if any(d < 0 for d in s):
+        raise ShapeError(f"{what}: dynamic shape {describe(value)}; static shapes only")
+    return s
+
+
+def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
+          boundary: Callable[[Any], str | None] = lambda v: None) -> Recognized:
+    """Apply the grammar from the value ``root``; raise a CompileError naming the cause.
+
+    ``foreign(op)`` marks ops owned by another layer (not walked into); ``boundary(v)``
+    names a non-argument, non-constant source that is nevertheless a legal input
+    (another layer's output), or returns None to refuse it.
+    """
+    visited: list[Any] = []
+    epilogue: list[str] = []
+    v = root
+    while (op := producer(v)) is not None and not foreign(op):
+        if op.name == "tosa.reshape":
+            visited.append(op)
+            v = op.operands[0]
+            continue
+        if op.name in ("tosa.add", "tosa.matmul"):
+            break
+        m = recognize(op)
+        if m.error is not None:
+            raise m.error
+        if m.tag in POINTWISE and m.neutral:
+            epilogue.insert(0, m.tag)
+            visited.append(op)
+            v = m.inputs[0]
+            continue
+        break
+
+    terms: list[Any] = []
+
+    def flatten(v: Any) -> None:
+        op = producer(v)
+        while op is not None and op.name == "tosa.reshape" and not foreign(op):
+            visited.append(op)
+            v = op.operands[0]
+            op = producer(v)
+        if op is None:
+            raise NoMatchError(f"a term of the sum is {describe(v)}, not a matmul")
+        if foreign(op):
+            raise NoMatchError(f"a term of the sum, {describe(v)}, is another layer's output, "
+                               "not a matmul of this layer")
+        if op.name == "tosa.matmul":
+            visited.append(op)
+            terms.append(op)
+            return
+        m = recognize(op)
+        if m.error is not None:
+            raise m.error
+        if op.name != "tosa.add":
+            what = "a constant (a bias has no mapping)" if op.name == "tosa.const" else \
+                f"{op.name} ({m.tag})"
+            raise NoMatchError(f"a term of the sum, {v.get_name()}, is {what}, not a matmul")
+        visited.append(op)
+        flatten(op.operands[0])
+        flatten(op.operands[1])
+        out = shape(op.results[0])
+        for x in op.operands:
+            if shape(x) != out:
+                raise ShapeError(f"tosa.add broadcasts {list(shape(x))} to {list(out)}; "
+                                 "only a sum of equal-shape matmuls is mapped")
+
+    flatten(v)
+
+    extents: tuple[int, int, int] | None = None
+    acts: dict[tuple[Any, bool], str] = {}
+    wgts: dict[tuple[Any, bool], str] = {}
+    srcs: dict[str, Source] = {}
+    contractions: list[tuple[str, str]] = []
+    quant: list[Quant] = []
+    for mm in terms:
+        m = recognize(mm)
+        if m.error is not None:
+            raise m.error
+        if not m.neutral:
+            raise QuantizationError(
+                f"tosa.matmul {mm.results[0].get_name()}: {m.quant_text()}; only symmetric, "
+                "unshifted quantisation (zero-points 0) is mapped: (A-za)(B-zb) needs row and "
+                "column sums the array cannot produce")
+        quant.extend(m.quantization)
+        a, b = m.inputs
+        sa, sb = _dims(a, "tosa.matmul A"), _dims(b, "tosa.matmul B")
+        if sa[0] != 1 or sb[0] != 1:
+            raise ShapeError(f"tosa.matmul {mm.results[0].get_name()} has batch {sa[0]}; "
+                             "only unit-batch matmuls are mapped")
+        ext = (sa[1], sa[2], sb[2])
+        if extents is not None and ext != extents:
+            raise ShapeError(f"terms of the sum disagree on (M, K, N): {extents} vs {ext}")
+        extents = ext
+        names = []
+        for operand, table, prefix in ((a, acts, "A"), (b, wgts, "B")):
+            src = trace(operand)
+            visited.extend(src.path)
+            key = (src.value, src.flipped)
+            if key not in table:
+                n = len(table) + 1
+                table[key] = prefix if n == 1 else f"{prefix}{n}"
+                srcs[table[key]] = src
+            names.append(table[key])
+        contractions.append((names[0], names[1]))
+    assert extents is not None
+
+    operands: list[Tensor] = []
+    sources: dict[str, str] = {}
+    dtypes: dict[str, str] = {}
+    for name, src in srcs.items():
+        plain = ("M", "K") if name.startswith("A") else ("K", "N")
+        operands.append(Tensor(name, plain[::-1] if src.flipped else plain))
+        sources[name] = _provenance(src, boundary) + (" (transposed)" if src.flipped else "")
+        dtypes[name] = str(element_type(src.value))
+    dtypes["C"] = str(element_type(root))
+    wl = Workload(_name(len(terms), epilogue), RANKS, ("K",), tuple(operands),
+                  Tensor("C", ("M", "N")), tuple(contractions), tuple(epilogue))
+    return Recognized(wl, dict(zip(RANKS, extents, strict=True)), dtypes, sources,
+                      tuple(quant), tuple(visited))
+
+
+def _provenance(src: Source, boundary: Callable[[Any], str | None]) -> str:
+    op = producer(src.value)
+    if op is None:
+        return describe(src.value)
+    if op.name == "tosa.const":
+        dense = isinstance(op.attributes["values"], ir().DenseElementsAttr)
+        return f"constant {src.value.get_name()} ({'dense' if dense else 'dense_resource'}; " \
+            "values not read)"
+    named = boundary(src.value)
+    if named is None:
+        raise NoMatchError(f"an operand comes from {describe(src.value)}, "
+                           "not a function argument or constant")
+    return named
+
+
+def workload_from_function(func: Any) -> Recognized:
+    """The whole function as exactly one workload (strict: every op accounted for)."""
+    ops, ret = _body(func)
+    if len(ret.operands) != 1:
+        raise NoMatchError(f"the function returns {len(ret.operands)} values; a workload has one")
+    rec = build(ret.operands[0])
+    seen = set(rec.ops)
+    for op in ops:
+        if op in seen or op.name in _IGNORED:
+            continue
+        m = recognize(op)
+        raise m.error or NoMatchError(f"{op.name} ({m.tag}) is outside the workload grammar")
+    return rec
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One unit of a model: a recognised workload, or a refusal with its cause."""
+
+    index: int
+    anchor: str
+    ops: tuple[str, ...]
+    recognized: Recognized | None = None
+    error: TosaFrontendError | None = field(default=None, compare=False)
+
+    @property
+    def mapped(self) -> bool:
+        return self.recognized is not None
+
+    @property
+    def cause(self) -> str:
+        return "" if self.error is None else f"{type(self.error).__name__}: {self.error}"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A function read as its layers, in program order."""
+
+    function: str
+    layers: tuple[Layer, ...]
+
+
+def model_from_function(func: Any) -> Model:
+    """Partition a function into layers (matmul sums with a fused relu) and refused ops.
+
+    A layer grows from each matmul down its sole-consumer chain: reshapes, adds (the
+    sum), then relu clamps (only if each is its input's sole consumer). Every other
+    compute op is its own refused unit; reshapes and constants are no units.
+    """
+    ops, ret = _body(func)
+    pos = {op: i for i, op in enumerate(ops)}
+    users: dict[Any, list[Any]] = {}
+    for op in [*ops, ret]:
+        for v in op.operands:
+            users.setdefault(v, []).append(op)
+
+    chains: dict[Any, list[Any]] = {}
+    for mm in ops:
+        if mm.name != "tosa.matmul":
+            continue
+        claim, v, summing = [mm], mm.results[0], True
+        while len(us := users.get(v, [])) == 1:
+            u = us[0]
+            if u.name == "tosa.reshape" or (summing and u.name == "tosa.add"):
+                pass
+            elif u.name == "tosa.clamp" and recognize(u).tag == "relu":
+                summing = False
+            else:
+                break
+            claim.append(u)
+            v = u.results[0]
+        chains.setdefault(v, []).extend(claim)
+
+    def root_pos(v: Any) -> int:
+        return pos[producer(v)]
+
+    roots = sorted(chains, key=root_pos)
+    owner = {op: k for k, r in enumerate(roots) for op in chains[r]}
+    covered: set[Any] = set(owner)
+    units: list[tuple[int, Layer]] = []
+    for k, root in enumerate(roots):
+        def foreign(op: Any, k: int = k) -> bool:
+            return owner.get(op, k) != k
+
+        def boundary(v: Any) -> str:
+            op = producer(v)
+            return f"output of unit@{root_pos(roots[owner[op]]) if op in owner else pos[op]}"
+
+        names = tuple(op.name for op in sorted(set(chains[root]), key=pos.__getitem__))
+        try:
+            rec = build(root, foreign, boundary)
+            covered.update(rec.ops)
+            layer = Layer(0, root.get_name(), names, recognized=rec)
+        except TosaFrontendError as e:
+            layer = Layer(0, root.get_name(), names, error=e)
+        units.append((root_pos(root), layer))
+    for op in ops:
+        if op in covered or op.name in _IGNORED:
+            continue
+        m = recognize(op)
+        err: TosaFrontendError | None = m.error
+        if err is None and not m.neutral:
+            err = QuantizationError(f"{op.name}: {m.quant_text()}; only neutral quantisation")
+        if err is None:
+            err = NoMatchError(f"{op.name} (recognised as {m.tag}) is not part of a matmul "
+                               "layer and has no mapping on its own")
+        units.append((pos[op], Layer(0, op.results[0].get_name() if op.results else op.name,
+                                     (op.name,), error=err)))
+    units.sort(key=lambda u: u[0])
+    number = {p: i + 1 for i, (p, _) in enumerate(units)}
+
+    def renumber(text: str) -> str:
+        return re.sub(r"unit@(\d+)", lambda m: f"layer {number.get(int(m.group(1)), '?')}", text)
+
+    layers = []
+    for i, (_, layer) in enumerate(units):
+        rec = layer.recognized
+        if rec is not None:
+            rec = replace(rec, sources={k: renumber(t) for k, t in rec.sources.items()}, ops=())
+        layers.append(replace(layer, index=i + 1, recognized=rec))
+    name = ir().StringAttr(func.attributes["sym_name"]).value
+    return Model(name, tuple(layers))
