@@ -22,29 +22,34 @@ from polyjoule.mapping.tiling import CLASSES, Tiling, cases, min_tile
 from polyjoule.pra.model import PRA, Kernel
 
 
-def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
-    """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
-    sub = {}
-    for g in groups:
-        p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
-        extent = pra.dims[g.index].extent.sympy()
-        sub[sympy.Symbol(g.r, integer=True)] = extent - p * (t - 1)
-    parts = []
-    for poly, cond in f.piece_exprs():
-        e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
-        parts.append((e, cond.xreplace(sub)))
-    if not parts:
-        return "0"
-    if len(parts) == 1:
-        return str(parts[0][0])
-    return "; ".join(f"{e} if {sympy.simplify(c)}" for e, c in parts) + "; else 0"
-
-
-def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
+def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
+    """``r = E - p*(t-1)``: show formulas in loop bounds, tile sizes and tile counts."""
     sub = {}
     for g in groups:
         p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
         sub[sympy.Symbol(g.r, integer=True)] = pra.dims[g.index].extent.sympy() - p * (t - 1)
+    return sub
+
+
+def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
+    """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
+    sub = _r_subst(pra, groups)
+    parts = []
+    for poly, conjs in f.piece_parts():
+        e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
+        cond = " or ".join(
+            " and ".join(f"{sympy.expand(x.xreplace(sub))} {'=' if eq else '>='} 0" for x, eq in conj)
+            or "true" for conj in conjs)
+        parts.append((e, cond))
+    if not parts:
+        return "0"
+    if len(parts) == 1:
+        return str(parts[0][0])
+    return "; ".join(f"{e} if {c}" for e, c in parts) + "; else 0"
+
+
+def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
+    sub = _r_subst(pra, groups)
     pieces = [(sympy.factor_terms(sympy.expand(poly.xreplace(sub))), cond.xreplace(sub))
               for poly, cond in f.piece_exprs()]
     if len(pieces) == 1:
