@@ -1,7 +1,242 @@
-"""CLI commands (being written)."""
+"""``polyjoule sweep`` and ``polyjoule plot``: design-space exploration from the command line."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from polyjoule.cli._common import handles_errors
+from polyjoule.errors import SpecError
+
+
+class _LazyProgress:
+    """A rich progress bar on stderr that appears only once a run has taken a second."""
+
+    def __init__(self, console: Console, delay: float = 1.0):
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.enabled = console.is_terminal
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, transient=True,
+                                 disable=not self.enabled)
+        self.tasks: dict[str, Any] = {}
+        self.started = False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(delay, self._start)
+        self.timer.daemon = True
+        if self.enabled:
+            self.timer.start()
+
+    def _start(self) -> None:
+        with self.lock:
+            if not self.started:
+                self.started = True
+                self.progress.start()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        with self.lock:
+            if stage not in self.tasks:
+                self.tasks[stage] = self.progress.add_task(stage, total=total)
+            self.progress.update(self.tasks[stage], completed=done, total=total)
+
+    def close(self) -> None:
+        self.timer.cancel()
+        with self.lock:
+            if self.started:
+                self.progress.stop()
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.4g}" if abs(x) < 1e5 else f"{x:.3e}"
+
+
+def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
+    cols = result.columns
+    if sort not in cols:
+        raise SpecError(f"--sort: no column {sort!r}")
+    idx = result.order_by(sort)
+    if sort == "utilisation":
+        idx = idx[::-1]
+    t = Table(title=f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
+                    f"by {sort} (* = Pareto front of its problem size)")
+    multi_table = len(result.meta.get("tables", [])) > 1
+    show = [c for c in ("tile", "order") if len(set(cols[c].tolist())) > 1]
+    heads = ["array", *show, *(["table"] if multi_table else []), *result.params,
+             "energy pJ", "DR %", "latency cyc", "EDP pJ*cyc", "util", "P"]
+    for h in heads:
+        t.add_column(h, justify="left" if h in ("array", "tile", "order", "table") else "right")
+    for i in idx[:top]:
+        e = float(cols["energy_pj"][i])
+        row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
+        if multi_table:
+            row.append(escape(str(cols["table"][i])[:24]))
+        row += [str(int(cols[p][i])) for p in result.params]
+        row += [_fmt(e), f"{100 * float(cols['energy.DR'][i]) / e:.1f}" if e else "-",
+                f"{int(cols['latency_cycles'][i]):,}", _fmt(float(cols["edp"][i])),
+                f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
+        t.add_row(*row)
+    console.print(t)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add ``sweep`` and ``plot`` to the app."""
+
+    @app.command()
+    @handles_errors
+    def sweep(
+        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
+                                       "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
+        dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
+        arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC for 1-D)."),
+        tile: list[str] = typer.Option([], "--tile", help="Tile sizes p0,p1,.. or auto (ceil(N/t)). Repeatable."),
+        orders: str = typer.Option("auto", "--orders", help="Scanning orders, innermost first: auto (best per "
+                                   "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
+        energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
+                                                "(each is a sweep dimension)."),
+        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations of a PE)."),
+        w: int = typer.Option(1, "--w", help="Operation latency in cycles."),
+        skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
+                                             "run (array larger than the problem, ...) instead of failing."),
+        csv_out: Path | None = typer.Option(None, "--csv", help="Write every design point as CSV."),
+        json_out: Path | None = typer.Option(None, "--json", help="Write every design point (and the "
+                                             "validation) as JSON."),
+        top: int = typer.Option(10, "--top", help="Rows shown in the terminal table."),
+        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
+                                 "latency_cycles, utilisation."),
+        cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
+                                              "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
+        scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
+                                             "(tcp://host:8786): derivations and validations run there."),
+        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", help="Seconds to wait for "
+                                                "the scheduler."),
+        validate_k: int = typer.Option(0, "--validate", help="Check K sampled points against the "
+                                       "simulator and the scalar evaluation (exact equality)."),
+        validate_max: int = typer.Option(200_000, "--validate-max", help="Largest iteration space a "
+                                         "validated point may have (simulator cost)."),
+    ) -> None:
+        """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
+
+        Energy, latency, EDP, utilisation and the energy-latency Pareto front of every design
+        point, from formulas derived once per mapping (cached) and evaluated vectorised.
+        """
+        from polyjoule.arch.energy import load_table
+        from polyjoule.cli.symbolic import load_kernel
+        from polyjoule.dse import space
+        from polyjoule.dse.cache import FormulaCache
+        from polyjoule.dse.output import write_outputs
+        from polyjoule.dse.sweep import SweepSpec, run_sweep
+        from polyjoule.errors import ValidationMismatch
+
+        t0 = time.perf_counter()
+        console = Console(stderr=True)
+        out = Console(soft_wrap=True)
+        if top < 0 or validate_k < 0:
+            raise SpecError("--top and --validate must be non-negative")
+        k = load_kernel(kernel)
+        datasets = [d.strip() for d in dataset.split(",") if d.strip()] if dataset else []
+        grid = space.size_grid(k, size, datasets)
+        maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
+                              space.parse_orders(k, orders))
+        tables = [load_table(p) for p in energy_table] or [load_table(None)]
+        spec = SweepSpec(k, grid, maps, tables, pi, w, skip_infeasible)
+        for p in (csv_out, json_out):
+            if p is not None and p.is_dir():
+                raise SpecError(f"{p}: is a directory")
+        store = None if no_cache else FormulaCache(cache_dir)
+        executor = None
+        if scheduler is not None:
+            from polyjoule.dse.distributed import DaskExecutor
+
+            executor = DaskExecutor(scheduler, scheduler_timeout)
+        progress = _LazyProgress(console)
+        try:
+            result = run_sweep(spec, store=store, executor=executor, progress=progress)
+            if validate_k:
+                from polyjoule.dse.validate import validate
+
+                result.validation = validate(result, spec, validate_k, executor=executor,
+                                             max_instances=validate_max, progress=progress)
+                n = result.validation["checked"]
+                progress("validate", n, n)
+        finally:
+            progress.close()
+            if executor is not None:
+                executor.close()
+            if store is not None:
+                store.close()
+        if store is not None:
+            result.meta["cache"] = {"dir": str(store.directory), "hits": store.stats.hits,
+                                    "misses": store.stats.misses, "rejected": store.stats.rejected,
+                                    "rebuilt": store.stats.rebuilt}
+        if scheduler is not None:
+            result.meta["scheduler"] = scheduler
+        written = write_outputs(result, csv_out, json_out)
+        _print_table(out, result, top, sort)
+        m = result.meta
+        s = m["seconds"]
+        out.print(f"{m['points']:,} design points ({m['problem_sizes']:,} sizes x {m['mappings']} mappings"
+                  f" x {len(m['tables'])} tables) in {time.perf_counter() - t0:.2f} s: derive "
+                  f"{s['derive']:.2f} s, schedule {s['schedule']:.2f} s, evaluate {s['evaluate']:.3f} s")
+        if m["skipped_infeasible"]:
+            out.print(f"skipped {m['skipped_infeasible']:,} infeasible (mapping, size) pairs")
+        if store is not None:
+            st = store.stats
+            out.print(escape(f"formula cache {store.directory}: {st.hits} hits, {st.misses} misses"
+                             + (f", {st.rejected} untrusted entries re-derived" if st.rejected else "")
+                             + (f", rebuilt {st.rebuilt}x" if st.rebuilt else "")))
+            for note in st.notes[:3]:
+                console.print(escape(note))
+        for p in written:
+            out.print(escape(f"wrote {p}"))
+        if result.validation is not None:
+            from polyjoule.dse.validate import summary
+
+            out.print(summary(result.validation))
+            if result.validation["mismatches"]:
+                raise ValidationMismatch(
+                    f"--validate: {result.validation['mismatches']} sampled points differ from the "
+                    "simulator or the scalar evaluation (details in the --json output)")
+
+    @app.command()
+    @handles_errors
+    def plot(
+        sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
+        kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
+        output: Path = typer.Option(..., "-o", "--output", help="Image file (.png, .svg or .pdf)."),
+        x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
+        where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
+                                        "e.g. --where array=8x8."),
+        title: str | None = typer.Option(None, "--title", help="Plot title."),
+    ) -> None:
+        """Plot a sweep: energy breakdown vs problem size, or the energy-latency Pareto scatter."""
+        from polyjoule.dse import plots
+
+        if kind not in ("breakdown", "pareto"):
+            raise SpecError(f"--kind: {kind!r} is not breakdown or pareto")
+        sel: dict[str, str] = {}
+        for item in where:
+            if "=" not in item:
+                raise SpecError(f"--where: {item!r} is not COLUMN=VALUE")
+            a, b = item.split("=", 1)
+            sel[a.strip()] = b.strip()
+        cols, _ = plots.load(sweep_file)
+        if kind == "breakdown":
+            path = plots.breakdown(cols, output, x=x, where=sel, title=title)
+        else:
+            path = plots.pareto(cols, output, where=sel, title=title)
+        Console(soft_wrap=True).print(escape(f"wrote {path}"))

@@ -1,0 +1,231 @@
+"""The design space of a sweep: problem sizes, array shapes, tile sizes, scanning orders.
+
+Size specs (``--size``, repeatable, one parameter each):
+
+* ``NI=8:1024:8``   inclusive range with a step (``8:1024`` steps by 1);
+* ``NI=8:1024:*2``  geometric range (8, 16, 32, ..., 1024);
+* ``NI=20,60,200``  a list;
+* ``N=...``         when ``N`` is not a parameter of the kernel: every parameter not given
+  on its own takes the same value (square problems).
+
+Named parameters form a Cartesian product; dataset presets (``--dataset MINI,SMALL`` or
+``all``) add one point each. Problem sizes are kept as one int64 array per parameter, so a
+million points cost a few megabytes and evaluate in one vectorised call.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.pra.model import Kernel
+
+#: Largest number of design points a sweep accepts (memory: ~100 B per point and mapping).
+MAX_POINTS = 50_000_000
+
+
+def parse_values(text: str, what: str) -> np.ndarray:
+    """``8:1024:8``, ``8:1024:*2`` or ``8,16,32`` -> int64 array (never empty)."""
+    text = text.strip()
+    try:
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) not in (2, 3):
+                raise ValueError
+            lo, hi = int(parts[0]), int(parts[1])
+            step = parts[2].strip() if len(parts) == 3 else "1"
+            if step.startswith("*"):
+                f = int(step[1:])
+                if f < 2 or lo < 1:
+                    raise SpecError(f"{what}: {text!r}: a geometric range needs start >= 1 and factor >= 2")
+                vals = []
+                v = lo
+                while v <= hi:
+                    vals.append(v)
+                    v *= f
+                out = np.asarray(vals, dtype=np.int64)
+            else:
+                s = int(step)
+                if s < 1:
+                    raise SpecError(f"{what}: {text!r}: step must be at least 1")
+                out = np.arange(lo, hi + 1, s, dtype=np.int64)
+        else:
+            out = np.asarray([int(x) for x in text.split(",") if x.strip()], dtype=np.int64)
+    except ValueError:
+        raise SpecError(f"{what}: {text!r} is not START:STOP[:STEP|:*FACTOR] or a list of integers") from None
+    if out.size == 0:
+        raise SpecError(f"{what}: {text!r} is an empty range")
+    return out
+
+
+def parse_size_specs(kernel: Kernel, specs: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """``["NI=8:64:8", "N=4,8"]`` -> per-parameter value lists and the parameters ``N`` ties."""
+    given: dict[str, np.ndarray] = {}
+    tied: np.ndarray | None = None
+    for spec in specs:
+        if "=" not in spec:
+            raise SpecError(f"--size: {spec!r} is not NAME=RANGE (e.g. N=8:1024:8)")
+        name, rng = (s.strip() for s in spec.split("=", 1))
+        vals = parse_values(rng, f"--size {name}")
+        if name in kernel.params:
+            given[name] = vals
+        elif name == "N" or name.upper() == "ALL":
+            tied = vals
+        else:
+            raise UnknownNameError(f"--size: {kernel.name} has no parameter {name!r} "
+                                   f"(parameters: {', '.join(kernel.params)}; N sets all)")
+    tied_names: list[str] = []
+    if tied is not None:
+        tied_names = [p for p in kernel.params if p not in given]
+        for p in tied_names:
+            given[p] = tied
+    return given, tied_names
+
+
+@dataclass(frozen=True)
+class SizeGrid:
+    """Design points in problem size: one int64 array per kernel parameter, equal length."""
+
+    params: tuple[str, ...]
+    values: dict[str, np.ndarray]
+    labels: np.ndarray  # dataset name or "" per point
+
+    def __len__(self) -> int:
+        return int(self.labels.shape[0])
+
+
+def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str] = ()) -> SizeGrid:
+    """Every problem size the sweep covers (product of ranges, plus dataset presets)."""
+    params = kernel.params
+    columns: dict[str, list[np.ndarray]] = {p: [] for p in params}
+    labels: list[np.ndarray] = []
+    if specs:
+        given, tied = parse_size_specs(kernel, specs)
+        missing = [p for p in params if p not in given]
+        if missing:
+            raise SpecError(f"--size: parameter {missing[0]} of {kernel.name} is not set "
+                            f"(give --size {missing[0]}=.. or --size N=.. for all)")
+        free = [p for p in params if p not in tied]
+        axes = [given[p] for p in free] + ([given[tied[0]]] if tied else [])
+        total = int(np.prod([a.size for a in axes], dtype=object))
+        if total > MAX_POINTS:
+            raise SpecError(f"--size: {total:,} problem sizes exceed the limit of {MAX_POINTS:,}")
+        mesh = np.meshgrid(*axes, indexing="ij")
+        flat = [m.reshape(-1) for m in mesh]
+        for p, a in zip(free, flat, strict=False):
+            columns[p].append(a)
+        for p in tied:
+            columns[p].append(flat[-1])
+        labels.append(np.full(total, "", dtype=object))
+    names = list(kernel.datasets) if list(datasets) == ["all"] else list(datasets)
+    for d in names:
+        vals = kernel.resolve(None, d)
+        for p in params:
+            if p not in vals:
+                raise SpecError(f"--dataset: {d} does not set {p}")
+            columns[p].append(np.asarray([vals[p]], dtype=np.int64))
+        labels.append(np.asarray([d], dtype=object))
+    if not labels:
+        raise SpecError("sweep: no problem sizes (give --size NAME=RANGE or --dataset)")
+    return SizeGrid(tuple(params), {p: np.concatenate(c) for p, c in columns.items()},
+                    np.concatenate(labels))
+
+
+@dataclass(frozen=True)
+class MappingSpec:
+    """One mapping: array shape, tile sizes (``None``: ceil(N/t)) and scanning order.
+
+    ``order`` is ``None`` for the best feasible order per point, else dim names innermost
+    first (``("i", "j", "k")``).
+    """
+
+    array: tuple[int, int]
+    tile: tuple[int, ...] | None = None
+    order: tuple[str, ...] | None = None
+
+    @property
+    def array_text(self) -> str:
+        return f"{self.array[0]}x{self.array[1]}"
+
+    @property
+    def tile_text(self) -> str:
+        return "auto" if self.tile is None else ",".join(map(str, self.tile))
+
+    @property
+    def order_text(self) -> str:
+        return "auto" if self.order is None else "/".join(self.order)
+
+
+def parse_arrays(text: str) -> list[tuple[int, int]]:
+    """``4x4,8x8,1x16`` (a bare ``16`` is a 1-D array 1x16)."""
+    out: list[tuple[int, int]] = []
+    for item in text.split(","):
+        item = item.strip().lower()
+        if not item:
+            continue
+        parts = item.split("x")
+        try:
+            dims = [int(p) for p in parts]
+        except ValueError:
+            raise SpecError(f"--arrays: {item!r} is not ROWSxCOLS") from None
+        if len(dims) == 1:
+            dims = [1, dims[0]]
+        if len(dims) != 2 or min(dims) < 1:
+            raise SpecError(f"--arrays: {item!r} is not ROWSxCOLS with positive sizes")
+        out.append((dims[0], dims[1]))
+    if not out:
+        raise SpecError("--arrays: no array shape given")
+    return list(dict.fromkeys(out))
+
+
+def parse_tiles(items: Sequence[str]) -> list[tuple[int, ...] | None]:
+    """``["auto", "4,4,1"]`` -> tile-size vectors (``auto``: ceil(N/t))."""
+    out: list[tuple[int, ...] | None] = []
+    for item in items or ["auto"]:
+        for part in item.split(";"):
+            part = part.strip()
+            if not part:
+                continue
+            if part == "auto":
+                out.append(None)
+                continue
+            try:
+                t = tuple(int(x) for x in part.split(","))
+            except ValueError:
+                raise SpecError(f"--tile: {part!r} is not a list of integers (or auto)") from None
+            if min(t) < 1:
+                raise SpecError(f"--tile: {part!r}: tile sizes must be positive")
+            out.append(t)
+    return list(dict.fromkeys(out)) or [None]
+
+
+def parse_orders(kernel: Kernel, text: str | None) -> list[tuple[str, ...] | None]:
+    """``auto`` (best per point), ``all`` (every permutation) or orders like ``ijk,kji``/``i/j/k``."""
+    if text is None or text.strip() == "auto":
+        return [None]
+    dims = kernel.phases[0].dim_names
+    out: list[tuple[str, ...] | None] = []
+    for item in text.split(","):
+        item = item.strip()
+        if item == "auto":
+            out.append(None)
+        elif item == "all":
+            out.extend(itertools.permutations(dims))
+        elif item:
+            names = tuple(item.split("/")) if "/" in item else (
+                tuple(item) if all(len(d) == 1 for d in dims) else (item,))
+            if sorted(names) != sorted(dims):
+                raise SpecError(f"--orders: {item!r} is not a permutation of {kernel.name}'s dims "
+                                f"{'/'.join(dims)} (innermost first)")
+            out.append(names)
+    return list(dict.fromkeys(out)) or [None]
+
+
+def mappings(arrays: Sequence[tuple[int, int]], tiles: Sequence[tuple[int, ...] | None],
+             orders: Sequence[tuple[str, ...] | None]) -> list[MappingSpec]:
+    """The product of array shapes, tile sizes and scanning orders."""
+    return [MappingSpec(a, t, o) for a in arrays for t in tiles for o in orders]

@@ -1,0 +1,501 @@
+"""Design-space sweeps: energy, latency, EDP, utilisation and Pareto fronts of many mappings.
+
+Derivation is per mapping, evaluation per point. A sweep therefore groups its design points
+by mapping: one ``analyze`` (volumes) and one schedule derivation per array shape / tile
+spec / scanning order, then one vectorised evaluation over every problem size at once
+(:mod:`polyjoule.dse.compiled`). Energy is linear in the integer counts, so every energy
+table is a rescaling of the same counts and costs no re-evaluation.
+
+Metrics per design point:
+
+* ``energy_pj``: total energy, with ``energy.<class>`` per location class and
+  ``energy.compute`` for the operations;
+* ``latency_cycles``: exact makespan of the schedule (phases add); ``auto`` order is the
+  best scanning order per point;
+* ``edp``: energy-delay product, ``energy_pj * latency_cycles`` (pJ x cycles);
+* ``utilisation``: useful work / (PEs x latency), where useful work is the number of
+  loop-body iterations (per phase, the executions of its most executed compute statement:
+  one multiply-accumulate per point of GEMM's ``i, j, k`` space). A PE starts at most one
+  iteration per cycle (``pi = 1``), so utilisation is at most 1; it is lowered by pipeline
+  fill/drain (the ``lambda_K . (t-1)`` skew), by empty PEs of partial last tiles and by the
+  scanning order;
+* ``pareto``: on the energy-latency Pareto front of the design points sharing its problem
+  size (comparing different sizes is meaningless: the smallest problem always wins).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
+from polyjoule.arch.energy import EnergyTable, default_table
+from polyjoule.dse.space import MappingSpec, SizeGrid
+from polyjoule.errors import InfeasibleMapping, PolyjouleError
+from polyjoule.mapping.tiling import CLASSES, Tiling, min_tile
+from polyjoule.pra.model import Kernel
+
+#: progress(stage, done, total)
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+@dataclass
+class MappingResult:
+    """Integer counts and latency of one mapping over the feasible problem sizes."""
+
+    mapping: MappingSpec
+    analysis: Analysis
+    index: np.ndarray  # positions in the size grid that are feasible for this mapping
+    counts: dict[str, np.ndarray]
+    latency: np.ndarray
+    schedules: list[Any]
+
+
+@dataclass
+class SweepResult:
+    """Columns of equal length (one row per design point) plus what the run did."""
+
+    kernel: str
+    params: tuple[str, ...]
+    columns: dict[str, np.ndarray]
+    meta: dict[str, Any] = field(default_factory=dict)
+    validation: dict[str, Any] | None = None
+    mapping_results: list[MappingResult] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(next(iter(self.columns.values())).shape[0]) if self.columns else 0
+
+    def row(self, i: int) -> dict[str, Any]:
+        return {k: _py(v[i]) for k, v in self.columns.items()}
+
+    def order_by(self, key: str = "edp") -> np.ndarray:
+        return np.argsort(self.columns[key], kind="stable")
+
+
+def _py(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+# ----------------------------------------------------------------------------- feasibility
+
+
+def feasible(kernel: Kernel, m: MappingSpec, sizes: Mapping[str, np.ndarray]) -> tuple[np.ndarray, str]:
+    """Which points this mapping can run, and why the first infeasible one cannot.
+
+    Infeasible: an array axis larger than the extent it tiles (idle PEs by construction: the
+    array is larger than the problem), a tile size below a dependence distance, or explicit
+    tile sizes that need more tiles than the array has.
+    """
+    n = next(iter(sizes.values())).shape[0]
+    ok = np.ones(n, dtype=bool)
+    why = ""
+    for pra in kernel.phases:
+        tl = Tiling.of(pra, m.array, m.tile if m.tile is not None and len(m.tile) == pra.n else None)
+        need = min_tile(pra)
+        vals = {p: sizes[p] for p in pra.params}
+        for l, d in enumerate(pra.dims):
+            if not tl.tiled(l):
+                continue
+            e = np.asarray(d.extent.evaluate(vals)) + np.zeros(n, dtype=np.int64)
+            p = np.full(n, tl.p[l]) if tl.p is not None else -(-e // tl.t[l])
+            checks = [
+                (e >= tl.t[l], f"the {m.array_text} array is larger than the problem: dim {d.name} "
+                               f"has extent {{e}} < {tl.t[l]} PEs"),
+                (p >= need[l], f"dim {d.name}: tile size {{p}} below the dependence distance {need[l]}"),
+                (-(-e // p) <= tl.t[l], f"--tile: dim {d.name}: tile size {{p}} needs more than "
+                                        f"{tl.t[l]} tiles at extent {{e}}"),
+            ]
+            for good, msg in checks:
+                bad = ~good & ok
+                if bad.any() and not why:
+                    i = int(np.argmax(bad))
+                    why = msg.format(e=int(e[i]), p=int(p[i])) + " (" + ", ".join(
+                        f"{k}={int(v[i])}" for k, v in sizes.items()) + ")"
+                ok &= good
+    return ok, why
+
+
+# ----------------------------------------------------------------------------- schedules
+
+
+def schedules_for(kernel: Kernel, m: MappingSpec, pi: int = 1, w: int = 1,
+                  cache: Any = None) -> list[Any]:
+    """One schedule per phase (``polyjoule.mapping.schedule``), cached when possible."""
+    from polyjoule.analysis.analyze import derivation_key
+    from polyjoule.mapping.schedule import kernel_schedules
+
+    key = None
+    if cache is not None and hasattr(cache, "get_object"):
+        parts = []
+        for pra in kernel.phases:
+            tl = Tiling.of(pra, m.array, m.tile if m.tile is not None and len(m.tile) == pra.n else None)
+            parts.append(derivation_key(pra, tl))
+        key = "|".join(parts) + f"|pi={pi}|w={w}|order={m.order}"
+        got = cache.get_object(key, "schedules")
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+    out = kernel_schedules(kernel, m.array, m.tile, pi, w, m.order)
+    if key is not None:
+        for s in out:  # drop lazily compiled evaluators (generated code does not pickle)
+            for c in s.candidates:
+                for attr in ("_scalar", "_vector", "_lambdas"):
+                    c.__dict__.pop(attr, None)
+        cache.put_object(key, "schedules", out)
+    return out
+
+
+_LATENCY: dict[int, tuple[Any, Any]] = {}
+
+
+def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Exact latency of every point (phases run one after another), compiled per schedule."""
+    from polyjoule.dse.compiled import CompiledLatency
+
+    total: Any = 0
+    for s in schedules:
+        memo = _LATENCY.get(id(s))
+        if memo is None or memo[0] is not s:
+            memo = _LATENCY[id(s)] = (s, CompiledLatency(s))
+        total = total + memo[1]({p: sizes[p] for p in s.pra.params})
+    return np.asarray(total, dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+def counts_many(a: Analysis, sizes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Integer counts (classes, ``ops.<op>``, ``work``) of every point.
+
+    Symbolic phases use the compiled evaluator; kernels whose tiles must be fixed per point
+    (``mode == "fixed"``) fall back to scalar ``Analysis.evaluate`` per point.
+    """
+    from polyjoule.dse.compiled import CompiledAnalysis
+
+    if all(ph.volumes is not None for ph in a.phases):
+        return CompiledAnalysis(a).counts(sizes)
+    n = next(iter(sizes.values())).shape[0]
+    rows = [scalar_counts(a, {p: int(v[i]) for p, v in sizes.items()}) for i in range(n)]
+    keys = sorted({k for r in rows for k in r}, key=lambda k: (k.startswith("ops."), k == "work", k))
+    return {k: np.asarray([r.get(k, 0) for r in rows], dtype=np.int64) for k in keys}
+
+
+def scalar_counts(a: Analysis, values: Mapping[str, int]) -> dict[str, int]:
+    """Counts of one point with the scalar formula interpreter (``Formula.evaluate``).
+
+    Same numbers as ``Analysis.evaluate`` without building its per-volume display strings
+    (sympy simplification, seconds per point for some kernels); used for fixed-tile kernels
+    and as the independent scalar side of ``--validate``.
+    """
+    from polyjoule.analysis.counts import symbolic_env
+
+    out: dict[str, int] = dict.fromkeys(CLASSES, 0)
+    out["work"] = 0
+    for ph in a.phases:
+        vals = {p: int(values[p]) for p in ph.pra.params}
+        sizes = tuple(int(x) for x in a._check(ph, vals))
+        vols = ph.volumes_for(sizes)
+        env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
+        work = 0
+        for v in vols:
+            n = int(v.formula.evaluate(env))
+            for c, k in v.case.accesses.items():
+                out[c] += n * k
+            st = v.case.statement
+            if st.kind == "compute":
+                assert st.expr is not None
+                for op, m in st.expr.ops:
+                    out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
+                work = max(work, n)
+        out["work"] += work
+    return out
+
+
+def energies(counts: Mapping[str, np.ndarray], table: EnergyTable, dtypes: Sequence[str]) -> dict[str, np.ndarray]:
+    """``energy.<class>``, ``energy.compute`` and ``energy_pj`` from integer counts."""
+    out: dict[str, np.ndarray] = {}
+    total: Any = 0.0
+    for c in CLASSES:
+        out[f"energy.{c}"] = counts[c] * float(table.access_pj[c])
+        total = total + out[f"energy.{c}"]
+    comp: Any = np.zeros_like(total)
+    dt = dtypes[0]
+    if len(set(dtypes)) > 1:
+        raise PolyjouleError("sweep: phases with different data types are not supported yet")
+    for k, v in counts.items():
+        if k.startswith("ops."):
+            comp = comp + v * float(table.op(dt, k[4:]))
+    out["energy.compute"] = comp
+    out["energy_pj"] = total + comp
+    return out
+
+
+# ----------------------------------------------------------------------------- pareto
+
+
+def pareto_mask(energy: np.ndarray, latency: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
+    """Points no other point of their group beats in both energy and latency.
+
+    A point is dominated when another has energy <= and latency <= with one strictly less;
+    identical points are all kept. ``group``: int labels (e.g. the problem size index).
+    """
+    n = energy.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    g = np.zeros(n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    out = np.ones(n, dtype=bool)
+    # a point alone in its group is on its front: only shared groups need the sort
+    ug, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
+    shared = np.flatnonzero(cnt[inv] > 1)
+    if shared.size == 0:
+        return out
+    out[shared] = _front(energy[shared], latency[shared], inv[shared])
+    return out
+
+
+def _front(energy: np.ndarray, latency: np.ndarray, gid: np.ndarray) -> np.ndarray:
+    n = energy.shape[0]
+    order = np.lexsort((energy, latency, gid))
+    e, lat, gs = energy[order], latency[order], gid[order]
+    # running minimum of energy within each group, on ranks offset so earlier groups never win
+    by_e = np.argsort(e, kind="stable")
+    se = e[by_e]
+    new = np.ones(n, dtype=bool)
+    new[1:] = se[1:] != se[:-1]
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_e] = np.maximum.accumulate(np.where(new, np.arange(n), 0))  # equal energies, equal rank
+    gid = np.unique(gs, return_inverse=True)[1].astype(np.int64)
+    ngroups = int(gid.max()) + 1
+    key = rank + (ngroups - 1 - gid) * (n + 1)
+    prev = np.empty(n, dtype=np.int64)
+    prev[0] = np.iinfo(np.int64).max
+    prev[1:] = np.minimum.accumulate(key)[:-1]
+    first = np.ones(n, dtype=bool)
+    first[1:] = gs[1:] != gs[:-1]
+    prev[first] = np.iinfo(np.int64).max
+    front = key < prev
+    # identical to the previous point (same group, energy, latency) and that one is on the front
+    same = np.zeros(n, dtype=bool)
+    same[1:] = (~first[1:]) & (e[1:] == e[:-1]) & (lat[1:] == lat[:-1])
+    for i in np.flatnonzero(same):
+        front[i] = front[i - 1]
+    res = np.zeros(n, dtype=bool)
+    res[order] = front
+    return res
+
+
+# ----------------------------------------------------------------------------- sweep
+
+
+@dataclass
+class SweepSpec:
+    """What to sweep."""
+
+    kernel: Kernel
+    grid: SizeGrid
+    mappings: list[MappingSpec]
+    tables: list[EnergyTable] = field(default_factory=list)
+    pi: int = 1
+    w: int = 1
+    skip_infeasible: bool = False
+
+
+def analyses(spec: SweepSpec, store: FormulaStore | None = None, executor: Any = None,
+             progress: Progress = _no_progress) -> dict[tuple[Any, ...], Analysis]:
+    """One ``Analysis`` per distinct (array, tile): derived remotely when an executor is given."""
+    keys = list(dict.fromkeys((m.array, m.tile) for m in spec.mappings))
+    if executor is not None:
+        from polyjoule.dse.cache import MemoryStore
+
+        missing = [k for k in keys if not _cached(spec.kernel, k, store)]
+        if missing:
+            derived = executor.derive(spec.kernel, missing)
+            mem = MemoryStore()
+            for d in derived:
+                mem.data.update(d)
+            for key in mem.data:
+                if store is not None:
+                    store.put(key, mem.get(key) or [])
+            if store is None:
+                store = mem
+    out: dict[tuple[Any, ...], Analysis] = {}
+    bases: dict[tuple[int, int], Analysis] = {}
+    for i, (arr, tile) in enumerate(keys):
+        progress("derive", i, len(keys))
+        a: Analysis | None = None
+        if tile is not None:  # symbolic formulas hold for every tile size: reuse the auto ones
+            if arr not in bases:
+                bases[arr] = analyze(spec.kernel, arr, None, store=store)
+            a = _retiled(bases[arr], tile)
+        elif arr in bases:
+            a = bases[arr]
+        if a is None:
+            a = analyze(spec.kernel, arr, tile, store=store)
+        if tile is None:
+            bases[arr] = a
+        out[(arr, tile)] = a
+    progress("derive", len(keys), len(keys))
+    return out
+
+
+def _retiled(base: Analysis, tile: tuple[int, ...]) -> Analysis | None:
+    """``base`` (derived with ``p = ceil(N/t)``) under explicit tile sizes, without deriving.
+
+    The symbolic-tile formulas are derived for a symbolic ``p`` and are valid for any tile
+    size, so only the tiling changes; ``None`` when a phase is not symbolic or its tile
+    groups differ (then the caller derives).
+    """
+    from polyjoule.analysis.counts import NotSymbolic, groups_of
+
+    phases = []
+    for ph in base.phases:
+        if ph.volumes is None:
+            return None
+        use = tile if len(base.kernel.phases) == 1 or len(tile) == ph.pra.n else None
+        tl = Tiling.of(ph.pra, base.array, use)
+        try:
+            groups = groups_of(ph.pra, tl)
+        except NotSymbolic:
+            return None
+        if groups != ph.groups:
+            return None
+        phases.append(replace(ph, tiling=tl, _fixed={}, _display={}))
+    return replace(base, tile=tile, phases=phases, derive_seconds=0.0)
+
+
+def _cached(kernel: Kernel, key: tuple[Any, ...], store: FormulaStore | None) -> bool:
+    """Is every phase of this mapping already in the store (so no remote work is needed)?"""
+    from polyjoule.analysis.analyze import derivation_key
+    from polyjoule.analysis.counts import NotSymbolic, groups_of
+
+    if store is None:
+        return False
+    arr, tile = key
+    for pra in kernel.phases:
+        tl = Tiling.of(pra, arr, tile if tile is not None and len(tile) == pra.n else None)
+        try:
+            groups_of(pra, tl)
+        except NotSymbolic:
+            continue
+        peek = getattr(store, "contains", None)
+        if peek is not None:
+            if not peek(derivation_key(pra, tl)):
+                return False
+        elif store.get(derivation_key(pra, tl)) is None:
+            return False
+    return True
+
+
+def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any = None,
+              progress: Progress = _no_progress) -> SweepResult:
+    """Evaluate every design point of ``spec``; see the module docstring for the metrics."""
+    t0 = time.perf_counter()
+    kernel, grid = spec.kernel, spec.grid
+    tables = spec.tables or [default_table()]
+    if not spec.mappings:
+        raise PolyjouleError("sweep: no mapping (give --arrays)")
+    # feasibility first: a bad request fails before anything is derived or written
+    masks: list[np.ndarray] = []
+    for m in spec.mappings:
+        ok, why = feasible(kernel, m, grid.values)
+        if not ok.all() and not spec.skip_infeasible:
+            raise InfeasibleMapping(f"sweep: {why}; drop these points with --skip-infeasible")
+        masks.append(ok)
+    if not any(mk.any() for mk in masks):
+        raise InfeasibleMapping("sweep: no design point is feasible for any mapping")
+    td = time.perf_counter()
+    ans = analyses(spec, store, executor, progress)
+    derive_s = time.perf_counter() - td
+    results: list[MappingResult] = []
+    ts = time.perf_counter()
+    scheds: dict[MappingSpec, list[Any]] = {}
+    for i, m in enumerate(spec.mappings):
+        progress("schedule", i, len(spec.mappings))
+        scheds[m] = schedules_for(kernel, m, spec.pi, spec.w, cache=store)
+    progress("schedule", len(spec.mappings), len(spec.mappings))
+    schedule_s = time.perf_counter() - ts
+    te = time.perf_counter()
+    counts_cache: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
+    for i, (m, ok) in enumerate(zip(spec.mappings, masks, strict=True)):
+        progress("evaluate", i, len(spec.mappings))
+        idx = np.flatnonzero(ok)
+        sizes = {p: v[idx] for p, v in grid.values.items()}
+        a = ans[(m.array, m.tile)]
+        ck = (m.array, m.tile)
+        if ck not in counts_cache:  # counts do not depend on the scanning order
+            counts_cache[ck] = counts_many(a, sizes) if idx.size else {}
+        lat = latency_many(scheds[m], sizes) if idx.size else np.zeros(0, dtype=np.int64)
+        results.append(MappingResult(m, a, idx, counts_cache[ck], lat, scheds[m]))
+    progress("evaluate", len(spec.mappings), len(spec.mappings))
+    eval_s = time.perf_counter() - te
+    columns = _assemble(spec, results, tables)
+    meta = {
+        "kernel": kernel.name, "params": list(grid.params), "points": len(columns["energy_pj"]),
+        "mappings": len(spec.mappings), "problem_sizes": len(grid), "tables": [t.name for t in tables],
+        "pi": spec.pi, "w": spec.w, "skipped_infeasible": int(sum((~mk).sum() for mk in masks)),
+        "seconds": {"derive": derive_s, "schedule": schedule_s, "evaluate": eval_s,
+                    "total": time.perf_counter() - t0},
+        "derive_seconds_per_mapping": {f"{a.array[0]}x{a.array[1]} tile={_tile_text(k[1])}":
+                                       a.derive_seconds for k, a in ans.items()},
+    }
+    return SweepResult(kernel.name, grid.params, columns, meta, None, results)
+
+
+def _tile_text(t: tuple[int, ...] | None) -> str:
+    return "auto" if t is None else ",".join(map(str, t))
+
+
+def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[EnergyTable]) -> dict[str, np.ndarray]:
+    """Rows: mapping-major, then energy table, then problem size (grid order)."""
+    grid = spec.grid
+    dtypes = [ph.dtype for ph in spec.kernel.phases]
+    ops = sorted({k for r in results for k in r.counts if k.startswith("ops.")})
+    parts: list[dict[str, np.ndarray]] = []
+    for r in results:
+        n = r.index.size
+        if n == 0:
+            continue
+        for t in tables:
+            cols: dict[str, np.ndarray] = {
+                "array": np.full(n, r.mapping.array_text),
+                "pes": np.full(n, r.mapping.array[0] * r.mapping.array[1], dtype=np.int64),
+                "tile": np.full(n, r.mapping.tile_text),
+                "order": np.full(n, r.mapping.order_text),
+                "table": np.full(n, t.name),
+                "dataset": grid.labels[r.index],
+            }
+            for p in grid.params:
+                cols[p] = grid.values[p][r.index]
+            for c in CLASSES:
+                cols[c] = r.counts[c]
+            for o in ops:
+                cols[o] = r.counts.get(o, np.zeros(n, dtype=np.int64))
+            cols["work"] = r.counts["work"]
+            cols.update(energies(r.counts, t, dtypes))
+            cols["latency_cycles"] = r.latency
+            cols["edp"] = cols["energy_pj"] * r.latency
+            pes = r.mapping.array[0] * r.mapping.array[1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cols["utilisation"] = np.where(r.latency > 0, r.counts["work"] / (pes * np.maximum(r.latency, 1)), 0.0)
+            cols["_size"] = r.index
+            parts.append(cols)
+    out = dict(parts[0]) if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    size = out.pop("_size")
+    if len(parts) == 1:  # one mapping and table: every point is alone with its problem size
+        out["pareto"] = np.ones(size.shape[0], dtype=bool)
+    else:
+        out["pareto"] = pareto_mask(out["energy_pj"], out["latency_cycles"], size)
+    return out

@@ -1,0 +1,118 @@
+"""``polyjoule sweep`` and ``polyjoule plot`` end to end, including bad input (exit 2, no files)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from polyjoule.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+def _run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_sweep_writes_csv_json_and_validates(tmp_path, cache_dir):
+    csv_p, json_p = tmp_path / "s.csv", tmp_path / "s.json"
+    r = _run("sweep", "gemm", "-s", "N=8:24:8", "--arrays", "4x4,8x8", "--csv", str(csv_p),
+             "--json", str(json_p), "--validate", "2", "--validate-max", "20000",
+             "--cache-dir", str(cache_dir))
+    assert r.exit_code == 0, r.output
+    assert "6 design points" in r.output and "2 agree exactly, 0 differ" in r.output
+    data = json.loads(json_p.read_text())
+    assert len(data["points"]) == 6 and data["validation"]["mismatches"] == 0
+    assert data["validation"]["method"].startswith("simulator")
+    lines = csv_p.read_text().splitlines()
+    assert len(lines) == 7 and "energy_pj" in lines[0] and "pareto" in lines[0]
+    # second run: warm cache, nothing derived
+    r2 = _run("sweep", "gemm", "-s", "N=8:24:8", "--arrays", "4x4,8x8", "--json", str(json_p),
+              "--cache-dir", str(cache_dir))
+    assert r2.exit_code == 0, r2.output
+    assert "0 misses" in r2.output
+    out = tmp_path / "b.svg"
+    r3 = _run("plot", str(csv_p), "--kind", "breakdown", "--where", "array=8x8", "-o", str(out))
+    assert r3.exit_code == 0, r3.output
+    assert out.read_text().lstrip().startswith("<?xml")
+    r4 = _run("plot", str(json_p), "--kind", "pareto", "-o", str(tmp_path / "p.png"))
+    assert r4.exit_code == 0 and (tmp_path / "p.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(("args", "msg"), [
+    (["-s", "N=64:8"], "empty range"),
+    (["-s", "N=4:8:4", "--arrays", "8x8"], "larger than the problem"),
+    (["-s", "N=16", "--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "1"],
+     "cannot reach a Dask scheduler"),
+    (["-s", "NX=4"], "no parameter"),
+    (["-s", "N=16", "--tile", "1,2,x"], "not a list of integers"),
+])
+def test_bad_input_is_one_line_exit_2_and_no_files(tmp_path, cache_dir, args, msg):
+    csv_p, json_p = tmp_path / "s.csv", tmp_path / "s.json"
+    r = _run("sweep", "gemm", *args, "--csv", str(csv_p), "--json", str(json_p),
+             "--cache-dir", str(cache_dir))
+    assert r.exit_code == 2, r.output
+    err = [line for line in r.output.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("polyjoule: error:") and msg in err[0], r.output
+    assert not list(tmp_path.iterdir())
+
+
+def test_existing_outputs_are_untouched_on_error(tmp_path, cache_dir):
+    csv_p = tmp_path / "s.csv"
+    csv_p.write_text("previous\n")
+    r = _run("sweep", "gemm", "-s", "N=2:3", "--arrays", "8x8", "--csv", str(csv_p),
+             "--cache-dir", str(cache_dir))
+    assert r.exit_code == 2
+    assert csv_p.read_text() == "previous\n"
+
+
+def test_plot_bad_kind(tmp_path):
+    r = _run("plot", str(tmp_path / "none.csv"), "--kind", "pie", "-o", str(tmp_path / "x.png"))
+    assert r.exit_code == 2 and "--kind" in r.output
+
+
+def test_datasets_and_energy_tables(tmp_path, cache_dir):
+    t = tmp_path / "cheap.yaml"
+    t.write_text("name: cheap dram\naccess_pj: {DR: 64.0}\n")
+    t2 = tmp_path / "dear.yaml"
+    t2.write_text("name: dear dram\naccess_pj: {DR: 1280.0}\n")
+    j = tmp_path / "s.json"
+    r = _run("sweep", "gesummv", "--dataset", "MINI", "--arrays", "2x2", "--energy-table", str(t),
+             "--energy-table", str(t2), "--json", str(j), "--cache-dir", str(cache_dir),
+             "--validate", "1")
+    assert r.exit_code == 0, r.output
+    pts = json.loads(j.read_text())["points"]
+    assert len(pts) == 2 and {p["dataset"] for p in pts} == {"MINI"}
+    assert pts[0]["DR"] == pts[1]["DR"] and pts[0]["energy.DR"] != pts[1]["energy.DR"]
+
+
+@pytest.mark.dask
+def test_scheduler_address_end_to_end(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        j = tmp_path / "s.json"
+        r = _run("sweep", "gesummv", "-s", "N=6:9:3", "--arrays", "2x3", "--scheduler",
+                 cluster.scheduler_address, "--validate", "2", "--json", str(j),
+                 "--cache-dir", str(tmp_path / "cache"))
+        assert r.exit_code == 0, r.output
+        data = json.loads(j.read_text())
+        assert data["scheduler"] == cluster.scheduler_address
+        assert data["validation"]["mismatches"] == 0 and data["validation"]["checked"] == 2
+
+
+def test_missing_dask_extra(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    r = _run("sweep", "gemm", "-s", "N=16", "--scheduler", "tcp://127.0.0.1:9", "--json",
+             str(tmp_path / "s.json"), "--cache-dir", str(tmp_path / "c"))
+    assert r.exit_code == 2 and "pip install 'polyjoule[dask]'" in r.output
+    assert not (tmp_path / "s.json").exists()

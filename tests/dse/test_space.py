@@ -1,0 +1,62 @@
+"""Parsing the design space: ranges, lists, tied sizes, presets, mappings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from polyjoule.dse import space
+from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.kernels.registry import get
+
+
+def test_ranges_lists_geometric():
+    assert space.parse_values("8:32:8", "x").tolist() == [8, 16, 24, 32]
+    assert space.parse_values("3:5", "x").tolist() == [3, 4, 5]
+    assert space.parse_values("8:1024:*2", "x").tolist() == [8, 16, 32, 64, 128, 256, 512, 1024]
+    assert space.parse_values("20, 60,200", "x").tolist() == [20, 60, 200]
+
+
+@pytest.mark.parametrize("bad", ["9:8", "8:1024:0", "1:2:3:4", "a:b", "", "4:16:*1"])
+def test_empty_or_malformed_range(bad):
+    with pytest.raises(SpecError):
+        space.parse_values(bad, "--size N")
+
+
+def test_tied_sizes_and_product():
+    k = get("gemm")
+    g = space.size_grid(k, ["N=8:16:8", "NK=4,5,6"])
+    assert len(g) == 6
+    assert np.array_equal(g.values["NI"], g.values["NJ"])
+    assert sorted(set(g.values["NK"].tolist())) == [4, 5, 6]
+
+
+def test_datasets_add_points():
+    k = get("gemm")
+    g = space.size_grid(k, [], ["MINI", "SMALL"])
+    assert g.values["NI"].tolist() == [20, 60] and g.labels.tolist() == ["MINI", "SMALL"]
+    assert len(space.size_grid(k, [], ["all"])) == len(k.datasets)
+
+
+def test_bad_names():
+    k = get("gemm")
+    with pytest.raises(UnknownNameError):
+        space.size_grid(k, ["NX=4"])
+    with pytest.raises(SpecError, match="not set"):
+        space.size_grid(k, ["NI=4"])
+    with pytest.raises(SpecError, match="no problem sizes"):
+        space.size_grid(k, [])
+
+
+def test_mappings():
+    k = get("gemm")
+    assert space.parse_arrays("4x4, 8x8,16") == [(4, 4), (8, 8), (1, 16)]
+    with pytest.raises(SpecError):
+        space.parse_arrays("0x4")
+    assert space.parse_tiles(["auto", "4,4,1"]) == [None, (4, 4, 1)]
+    assert space.parse_orders(k, "auto,ijk,k/j/i") == [None, ("i", "j", "k"), ("k", "j", "i")]
+    assert len(space.parse_orders(k, "all")) == 6
+    with pytest.raises(SpecError):
+        space.parse_orders(k, "ijx")
+    ms = space.mappings([(4, 4), (8, 8)], [None], [None, ("i", "j", "k")])
+    assert len(ms) == 4 and ms[1].order_text == "i/j/k"
