@@ -4,7 +4,7 @@
 
 Measures, for GEMM on an 8x8 array over random sizes NI, NJ, NK in [8, 1024]:
 * ``Analysis.evaluate_many`` (the interpreter over formulas; the baseline);
-* the compiled evaluator of ``polyjoule.dse.compiled`` (same keys, exact);
+* the compiled evaluator of ``polyjoule.analysis.compiled`` (same keys, exact);
 * the full sweep pipeline after derivation (counts, energies, latency, EDP, utilisation,
   Pareto front);
 * a sweep run with a cold formula cache (derives volumes and schedules) and a second run
@@ -20,9 +20,9 @@ import time
 import numpy as np
 
 from polyjoule.analysis.analyze import analyze
+from polyjoule.analysis.compiled import CompiledAnalysis
 from polyjoule.dse import space
 from polyjoule.dse.cache import FormulaCache
-from polyjoule.dse.compiled import CompiledAnalysis
 from polyjoule.dse.sweep import SweepSpec, run_sweep
 from polyjoule.kernels.registry import get
 

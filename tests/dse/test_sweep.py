@@ -106,7 +106,7 @@ def test_fixed_tile_triangular_kernel(cache, assert_validated):
 @pytest.mark.parametrize(("name", "array", "tile"), [("gemm", (4, 2), (10, 20, 3)), ("atax", (2, 2), (9, 9))])
 def test_explicit_tiles_reuse_symbolic_formulas(name, array, tile, cache):
     from polyjoule.analysis.analyze import analyze
-    from polyjoule.dse.compiled import CompiledAnalysis
+    from polyjoule.analysis.compiled import CompiledAnalysis
     from polyjoule.dse.sweep import _retiled
 
     k = get(name)

@@ -144,6 +144,7 @@ class Analysis:
     table: EnergyTable
     phases: list[PhaseAnalysis]
     derive_seconds: float
+    _compiled: Any = field(default=None, repr=False)
 
     def _check(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
         pra = ph.pra
@@ -220,40 +221,17 @@ class Analysis:
         )
 
     def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Vectorised: per-class counts, op counts and energies for arrays of sizes."""
-        arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
-        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-        arrays = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
-        out: dict[str, np.ndarray] = {c: np.zeros(shape, dtype=np.int64) for c in CLASSES}
-        energy = np.zeros(shape, dtype=np.float64)
-        e_class = {c: np.zeros(shape) for c in CLASSES}
-        ops_out: dict[str, np.ndarray] = {}
-        for ph in self.phases:
-            if ph.volumes is None:
-                raise NotImplementedError("vectorised evaluation needs symbolic tiles")
-            vals = {p: arrays[p] for p in ph.pra.params}
-            sizes = self._check(ph, vals)
-            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes)
-            for v in ph.volumes:
-                n = np.asarray(v.formula.evaluate(env)).astype(np.int64)
-                n = np.broadcast_to(n, shape)
-                bc, bo = case_energy(v, ph.pra, self.table)
-                for c, a in v.case.accesses.items():
-                    out[c] = out[c] + n * a
-                for c, e in bc.items():
-                    e_class[c] = e_class[c] + n * e
-                    energy = energy + n * e
-                s = v.case.statement
-                if s.kind == "compute":
-                    assert s.expr is not None
-                    for op, m in s.expr.ops:
-                        ops_out[op] = ops_out.get(op, np.zeros(shape, dtype=np.int64)) + n * m
-                        energy = energy + n * bo[op]
-        res: dict[str, np.ndarray] = dict(out)
-        res.update({f"ops.{k}": v for k, v in ops_out.items()})
-        res.update({f"energy.{c}": e for c, e in e_class.items()})
-        res["energy_pj"] = energy
-        return res
+        """Vectorised over design points: per-class counts (``RD``..``DR``), ``ops.<op>``,
+        ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``, ``energy_pj``, ``work``.
+
+        Runs generated numpy code (``analysis.compiled``), exact: int64 where it cannot
+        overflow, Python integers where it could.
+        """
+        from polyjoule.analysis.compiled import CompiledAnalysis
+
+        if self._compiled is None:
+            self._compiled = CompiledAnalysis(self)
+        return self._compiled.evaluate_many(values)
 
 
 class FormulaStore(Protocol):

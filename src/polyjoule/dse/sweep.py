@@ -3,7 +3,7 @@
 Derivation is per mapping, evaluation per point. A sweep therefore groups its design points
 by mapping: one ``analyze`` (volumes) and one schedule derivation per array shape / tile
 spec / scanning order, then one vectorised evaluation over every problem size at once
-(:mod:`polyjoule.dse.compiled`). Energy is linear in the integer counts, so every energy
+(:mod:`polyjoule.analysis.compiled`). Energy is linear in the integer counts, so every energy
 table is a rescaling of the same counts and costs no re-evaluation.
 
 Metrics per design point:
@@ -163,7 +163,7 @@ _LATENCY: dict[int, tuple[Any, Any]] = {}
 
 def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray]) -> np.ndarray:
     """Exact latency of every point (phases run one after another), compiled per schedule."""
-    from polyjoule.dse.compiled import CompiledLatency
+    from polyjoule.analysis.compiled import CompiledLatency
 
     total: Any = 0
     for s in schedules:
@@ -183,7 +183,7 @@ def counts_many(a: Analysis, sizes: Mapping[str, np.ndarray]) -> dict[str, np.nd
     Symbolic phases use the compiled evaluator; kernels whose tiles must be fixed per point
     (``mode == "fixed"``) fall back to scalar ``Analysis.evaluate`` per point.
     """
-    from polyjoule.dse.compiled import CompiledAnalysis
+    from polyjoule.analysis.compiled import CompiledAnalysis
 
     if all(ph.volumes is not None for ph in a.phases):
         return CompiledAnalysis(a).counts(sizes)

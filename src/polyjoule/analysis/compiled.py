@@ -79,7 +79,7 @@ class CompiledPhase:
         self.lower = self._lower_bounds(ph)
         self.source, self.bound_exprs = self._generate()
         ns: dict[str, Any] = {"np": np}
-        exec(compile(self.source, f"<polyjoule.dse.compiled {ph.pra.name}>", "exec"), ns)  # noqa: S102
+        exec(compile(self.source, f"<polyjoule.analysis.compiled {ph.pra.name}>", "exec"), ns)  # noqa: S102
         self.fn = ns["_volumes"]
 
     @staticmethod
@@ -383,7 +383,7 @@ class CompiledLatency:
             f", {o})" for o in outs[1:])
         src = f"def _lat({', '.join(names)}):\n" + "\n".join(lines) + f"\n    return {body}\n"
         ns: dict[str, Any] = {"_max": np.maximum, "_min": np.minimum, "_where": np.where}
-        exec(compile(src, f"<polyjoule.dse.compiled latency {pra.name}>", "exec"), ns)  # noqa: S102
+        exec(compile(src, f"<polyjoule.analysis.compiled latency {pra.name}>", "exec"), ns)  # noqa: S102
         self.source = src
         return ns["_lat"]
 
