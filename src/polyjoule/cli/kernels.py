@@ -1,7 +1,213 @@
-"""CLI commands (being written)."""
+"""``polyjoule list``, ``show`` and ``localize``: can polyjoule read my kernel, and how?"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.errors import SpecError
+from polyjoule.pra.model import PRA, Kernel
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def load_any(spec: str) -> Kernel:
+    """A built-in kernel name, a PRA YAML file or a C loop nest (localised on the fly)."""
+    from polyjoule.kernels.registry import get
+    from polyjoule.pra.spec import load_kernel_file
+
+    if spec.endswith(".c"):
+        from polyjoule.frontends.cnest import c_kernel
+
+        return c_kernel(_read(spec), spec)
+    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
+        return load_kernel_file(spec)
+    return get(spec)
+
+
+def _flow(value: Any) -> str:
+    import yaml
+
+    if isinstance(value, dict | list):
+        return yaml.safe_dump(value, default_flow_style=True, width=10_000,
+                              sort_keys=False).strip()
+    return yaml.safe_dump([value], default_flow_style=True, width=10_000).strip()[1:-1]
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    """PRA YAML in the layout of the built-in files: one line per dim, tensor, statement."""
+    out = [f"version: {data.get('version', 1)}", f"name: {_flow(data['name'])}"]
+    if data.get("description"):
+        out.append(f"description: {_flow(data['description'])}")
+    if data.get("datasets"):
+        out.append("datasets:")
+        out += [f"  {_flow(k)}: {_flow(v)}" for k, v in data["datasets"].items()]
+    out.append("phases:")
+    for ph in data["phases"]:
+        out.append(f"  - name: {_flow(ph['name'])}")
+        out.append(f"    dtype: {ph.get('dtype', 'fp32')}")
+        out.append(f"    params: {_flow(ph['params'])}")
+        out.append("    dims:")
+        out += [f"      - {_flow(d)}" for d in ph["dims"]]
+        if ph.get("tensors"):
+            out.append("    tensors:")
+            out += [f"      {_flow(k)}: {_flow(v)}" for k, v in ph["tensors"].items()]
+        if ph.get("scalars"):
+            out.append(f"    scalars: {_flow(ph['scalars'])}")
+        out.append("    statements:")
+        out += [f"      - {_flow(s)}" for s in ph["statements"]]
+    return "\n".join(out) + "\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file: nothing half-written on failure."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise SpecError(f"-o {path}: cannot write: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise SpecError(f"-o {path}: cannot write: {e.strerror}") from None
+
+
+def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
+    head = f"phase {index + 1}/{total}: " if total > 1 else ""
+    console.print(f"[bold]{head}{escape(pra.name)}[/bold]  dtype {pra.dtype}, "
+                  f"{pra.n} dims, {len(pra.statements)} statements")
+    mins = ", ".join(f"{p} >= {lo}" for p, lo in pra.param_min)
+    console.print(f"  parameters: {escape(mins)}")
+    for d in pra.dims:
+        console.print(f"  dim {escape(d.name)}: {escape(str(d.lower))} .. {escape(str(d.upper))}"
+                      f"  (tiling box 0 <= {escape(d.name)} < {escape(str(d.extent))})")
+    for t in pra.tensors:
+        shape = ", ".join(str(s) for s in t.shape)
+        console.print(f"  tensor {escape(t.name)}[{escape(shape)}]: {t.kind}")
+    if pra.scalars:
+        console.print("  scalars: " + escape(", ".join(f"{k} = {v:g}" for k, v in pra.scalars)))
+    table = Table(show_edge=False, pad_edge=False)
+    for col in ("id", "kind", "statement", "when"):
+        table.add_column(col)
+    from polyjoule.frontends.localize import condition_text
+
+    for s in pra.statements:
+        when = " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always"
+        table.add_row(escape(s.id), s.kind, escape(s.text), escape(when))
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    @app.command("list")
+    @handles_errors
+    def list_(
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Built-in kernels: parameters, datasets, phases and statement counts."""
+        import json
+
+        from polyjoule.kernels.registry import get, names
+
+        rows = []
+        for n in names():
+            k = get(n)
+            rows.append({
+                "name": n, "params": list(k.params), "datasets": list(k.datasets),
+                "phases": len(k.phases), "statements": [len(p.statements) for p in k.phases],
+                "dims": [p.n for p in k.phases], "description": k.description,
+            })
+        if as_json:
+            typer.echo(json.dumps({"kernels": rows}, indent=1))
+            return
+        table = Table(title="built-in kernels")
+        for col in ("kernel", "parameters", "datasets", "phases", "dims", "statements",
+                    "description"):
+            table.add_column(col)
+        for r in rows:
+            table.add_row(escape(r["name"]), escape(", ".join(r["params"])),
+                          escape(", ".join(r["datasets"])), str(r["phases"]),
+                          "+".join(map(str, r["dims"])), "+".join(map(str, r["statements"])),
+                          escape(r["description"]))
+        Console(width=200).print(table)
+
+    @app.command()
+    @handles_errors
+    def show(
+        kernel: str = typer.Argument(..., help="Built-in kernel, PRA YAML file or C file."),
+        as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
+    ) -> None:
+        """Print the PRA of a kernel readably: dims, tensors and every statement."""
+        k = load_any(kernel)
+        if as_yaml:
+            if kernel.endswith(".c"):
+                from polyjoule.frontends.cnest import from_c
+
+                typer.echo(dump_yaml(from_c(_read(kernel), kernel)), nl=False)
+                return
+            if kernel.endswith((".yaml", ".yml")) or Path(kernel).is_file():
+                typer.echo(_read(kernel), nl=False)
+                return
+            from importlib import resources
+
+            path = resources.files("polyjoule.kernels").joinpath("data", f"{k.name}.yaml")
+            typer.echo(path.read_text(), nl=False)
+            return
+        console = Console(width=200, highlight=False)
+        console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
+        console.print(f"parameters: {escape(', '.join(k.params))}")
+        for ds, vals in k.datasets.items():
+            console.print(f"  {escape(ds)}: " + escape(", ".join(f"{p}={v}" for p, v in vals.items())))
+        for i, ph in enumerate(k.phases):
+            _show_pra(console, ph, i, len(k.phases))
+
+    @app.command()
+    @handles_errors
+    def localize(
+        source: str | None = typer.Argument(None, help="C file with a PolyBench-style loop nest."),
+        einsum: str | None = typer.Option(None, "--einsum", help="Einsum, e.g. 'C[m,n] += A[m,k]*B[k,n]'."),
+        extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
+        output: Path | None = typer.Option(None, "-o", "--output", help="Write the YAML here."),
+        name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
+        dtype: str = typer.Option("fp32", "--dtype", help="fp32, fp16, int32 or int8."),
+    ) -> None:
+        """Derive a PRA from a C loop nest or an einsum; print it as YAML (or write -o FILE)."""
+        if (source is None) == (einsum is None):
+            raise SpecError("localize: give either a C file or --einsum, not both or neither")
+        if dtype not in ("fp32", "fp16", "int32", "int8"):
+            raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
+        if einsum is not None:
+            from polyjoule.frontends.einsum import from_text
+
+            ext = parse_assignments(extents, "--extents") if extents else None
+            data = from_text(einsum, ext, name or "einsum", dtype)
+        else:
+            from polyjoule.frontends.cnest import from_c
+
+            if extents:
+                raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
+            assert source is not None
+            data = from_c(_read(source), source, dtype)
+            if name:
+                data["name"] = name
+        text = dump_yaml(data)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            _write_atomic(output, text)

@@ -1,0 +1,501 @@
+"""C front end: a PolyBench-style affine loop nest in C -> a PRA (parsed with pycparser).
+
+Accepted input: a function definition or bare statements. Inside it:
+
+* declarations: ``double alpha = 1.5;`` sets a scalar's value (PolyBench's alpha/beta
+  default to 1.5/1.2, any other scalar to 1.0); arrays declared in the body are
+  temporaries (never read from or written to DRAM); array parameters give tensor shapes;
+* loops ``for (i = LB; i < UB; i++)`` (also ``<=``, ``++i``, ``i += 1``) with bounds affine in
+  parameters and outer indices; each loop holds statements and at most one inner loop, so
+  every top-level nest is a single chain of loops;
+* a top-level nest that only assigns ``0`` marks those arrays as zero-initialised;
+  every other top-level nest becomes one phase, in order (phases communicate via DRAM);
+* statements ``T[f] = E``, ``T[f] op= E`` with affine subscripts; ``E`` uses ``+ - * /``,
+  ``sqrt``, ``max``, ``min``, numbers and scalars.
+
+The PolyBench macros ``_PB_N``, ``SCALAR_VAL(x)``, ``DATA_TYPE`` are understood, and
+preprocessor lines are skipped. Errors name the file, line and column.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pycparser import c_ast, c_generator, c_parser
+
+from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.localize import (
+    DEFAULT_SCALARS,
+    Access,
+    Loop,
+    Nest,
+    Stmt,
+    check_uniform,
+    localize,
+    to_kernel,
+)
+from polyjoule.pra.affine import Affine, parse_affine
+from polyjoule.pra.model import Kernel
+
+_GEN = c_generator.CGenerator()
+_CALLS = {"sqrt", "max", "min", "relu"}
+
+
+def _strip(text: str) -> str:
+    """Blank out preprocessor lines (keeping line numbers) and expand PolyBench macros."""
+    lines = ["" if ln.lstrip().startswith("#") else ln for ln in text.splitlines()]
+    out = "\n".join(lines)
+    out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
+    out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
+    out = re.sub(r"\bDATA_TYPE\b", "double", out)
+    out = re.sub(r"\b(SQRT|EXP|POW)_FUN\b", lambda m: m.group(1).lower(), out)
+    return out
+
+
+def _parse(text: str, filename: str) -> c_ast.FileAST:
+    def attempt(src: str) -> tuple[c_ast.FileAST | None, str | None]:
+        parser = c_parser.CParser()
+        try:
+            return parser.parse(src, filename=filename), None
+        except c_parser.ParseError as e:
+            msg = str(e)
+            if not re.match(rf"{re.escape(filename)}:\d+", msg):
+                tok = None
+                try:
+                    tok = parser._tokens.peek(1)  # the token the parser stopped at
+                except Exception:  # noqa: BLE001 - private API; fall back to no position
+                    tok = None
+                detail = msg.split(": ", 1)[-1]
+                if tok is not None and getattr(tok, "lineno", None):
+                    msg = f"{filename}:{tok.lineno}:{tok.column}: {detail} before {tok.value!r}"
+                else:
+                    msg = f"{filename}: {detail} (at the end of the input)"
+            return None, msg
+
+    tree, err = attempt(text)
+    if tree is not None and any(isinstance(x, c_ast.FuncDef) for x in tree.ext):
+        return tree
+    wrapped, err2 = attempt("void __kernel(void) {" + text + "\n}")
+    if wrapped is not None:
+        return wrapped
+    looks_like_function = re.search(r"^\s*[A-Za-z_][\w\s\*]*\([^;{]*\)\s*\{", text, re.M)
+    msg = (err if looks_like_function else err2) or err or filename
+    m = re.match(rf"({re.escape(filename)}(?::\d+)*): (.*)$", msg, re.S)
+    where, detail = (m.group(1), m.group(2)) if m else (filename, msg)
+    raise SpecError(f"{where}: C does not parse: {detail}")
+
+
+def _where(node: Any, filename: str) -> str:
+    c = getattr(node, "coord", None)
+    if c is None or not getattr(c, "line", None):
+        return filename
+    return f"{filename}:{c.line}:{c.column}" if c.column else f"{filename}:{c.line}"
+
+
+@dataclass
+class _Ctx:
+    filename: str
+    params: dict[str, None] = field(default_factory=dict)
+    arrays: set[str] = field(default_factory=set)
+    shapes: dict[str, tuple[Affine, ...]] = field(default_factory=dict)
+    scalars: dict[str, float] = field(default_factory=dict)
+    temporaries: set[str] = field(default_factory=set)
+    declared_scalars: set[str] = field(default_factory=set)
+
+
+def _array_ref(node: c_ast.ArrayRef) -> tuple[str, list[Any]]:
+    subs: list[Any] = []
+    while isinstance(node, c_ast.ArrayRef):
+        subs.insert(0, node.subscript)
+        node = node.name
+    if not isinstance(node, c_ast.ID):
+        raise SpecError(f"unsupported array expression {_GEN.visit(node)!r}")
+    return node.name, subs
+
+
+def _ids(node: Any) -> set[str]:
+    out: set[str] = set()
+
+    class V(c_ast.NodeVisitor):
+        def visit_ID(self, n: c_ast.ID) -> None:
+            out.add(n.name)
+
+    V().visit(node)
+    return out
+
+
+def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Affine:
+    """A C expression as an affine function of parameters and the given loop indices."""
+    if any(isinstance(n, c_ast.ArrayRef) for _, n in _walk(node)):
+        arr = next(n for _, n in _walk(node) if isinstance(n, c_ast.ArrayRef))
+        raise NotAffineError(
+            f"{where}: {what} {_GEN.visit(node)!r} depends on data (reads "
+            f"{_array_ref(arr)[0]}): only affine expressions in parameters and loop indices"
+        )
+    if any(isinstance(n, c_ast.FuncCall) for _, n in _walk(node)):
+        raise NotAffineError(f"{where}: {what} {_GEN.visit(node)!r} calls a function: not affine")
+    text = _GEN.visit(node)
+    names = _ids(node)
+    for n in names:
+        if n not in loops and n not in ctx.params:
+            if n in ctx.declared_scalars or n in ctx.arrays:
+                raise NotAffineError(f"{where}: {what} {text!r} depends on the variable {n!r}, "
+                                     f"not only on parameters and loop indices")
+            ctx.params[n] = None
+    if re.search(r"[%<>?&|^~!]", text):
+        raise NotAffineError(f"{where}: {what} {text!r} is not affine")
+    return parse_affine(text, set(loops) | set(ctx.params), f"{where}: {what}")
+
+
+def _outer_refs(node: Any) -> list[c_ast.ArrayRef]:
+    """Array references in an expression, outermost only (``A[i][k]``, not ``A[i]``)."""
+    if isinstance(node, c_ast.ArrayRef):
+        return [node]
+    out: list[c_ast.ArrayRef] = []
+    for _name, child in node.children():
+        out.extend(_outer_refs(child))
+    return out
+
+
+def _walk(node: Any) -> list[tuple[str, Any]]:
+    out = [("", node)]
+    for _name, child in node.children():
+        out.extend(_walk(child))
+    return out
+
+
+def _loop(node: c_ast.For, ctx: _Ctx, outer: list[str]) -> Loop:
+    where = _where(node, ctx.filename)
+    init = node.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
+        var, lb = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        var, lb = init.lvalue.name, init.rvalue
+    else:
+        raise SpecError(f"{where}: for loop: expected 'i = lower' as the initialisation")
+    if lb is None:
+        raise SpecError(f"{where}: for loop: {var} has no initial value")
+    nxt = node.next
+    step_ok = (
+        isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("p++", "++")
+        and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == var
+    ) or (
+        isinstance(nxt, c_ast.Assignment) and nxt.op == "+=" and isinstance(nxt.lvalue, c_ast.ID)
+        and nxt.lvalue.name == var and isinstance(nxt.rvalue, c_ast.Constant)
+        and nxt.rvalue.value == "1"
+    )
+    if not step_ok:
+        step = _GEN.visit(nxt) if nxt is not None else "nothing"
+        raise SpecError(f"{where}: for loop over {var}: step {step!r}; only {var}++ (step +1) "
+                        f"is supported")
+    cond = node.cond
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
+            and isinstance(cond.left, c_ast.ID) and cond.left.name == var):
+        text = _GEN.visit(cond) if cond is not None else "nothing"
+        raise SpecError(f"{where}: for loop over {var}: condition {text!r}; expected "
+                        f"'{var} < upper' or '{var} <= upper'")
+    lower = _affine(lb, ctx, outer, f"lower bound of {var}", where)
+    upper = _affine(cond.right, ctx, outer, f"upper bound of {var}", where)
+    if cond.op == "<":
+        upper = upper.shift(-1)
+    return Loop(var, lower, upper, where)
+
+
+class _ExprConv:
+    """C expression -> Python ast with array reads as placeholders ``__rK``."""
+
+    def __init__(self, ctx: _Ctx, loops: list[str], where: str):
+        self.ctx, self.loops, self.where = ctx, loops, where
+        self.reads: list[Access] = []
+
+    def access(self, node: c_ast.ArrayRef) -> Access:
+        name, subs = _array_ref(node)
+        w = _where(node, self.ctx.filename)
+        self.ctx.arrays.add(name)
+        idx = tuple(_affine(s, self.ctx, self.loops, f"subscript of {name}", w) for s in subs)
+        return Access(name, idx, w)
+
+    def conv(self, node: Any) -> Any:
+        w = _where(node, self.ctx.filename)
+        if isinstance(node, c_ast.ArrayRef):
+            self.reads.append(self.access(node))
+            return ast.Name(id=f"__r{len(self.reads) - 1}", ctx=ast.Load())
+        if isinstance(node, c_ast.Constant):
+            if node.type not in ("int", "double", "float"):
+                raise SpecError(f"{w}: constant {node.value!r} is not a number")
+            return ast.Constant(float(node.value.rstrip("fFlLuU")) if node.type != "int"
+                                else int(node.value.rstrip("lLuU"), 0))
+        if isinstance(node, c_ast.ID):
+            if node.name in self.loops:
+                raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
+                                f"elements, numbers and scalars can be operands")
+            if node.name in self.ctx.params:
+                raise SpecError(f"{w}: the parameter {node.name} is used as a value")
+            self.ctx.declared_scalars.add(node.name)
+            return ast.Name(id=node.name, ctx=ast.Load())
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
+            op = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult(), "/": ast.Div()}[node.op]
+            return ast.BinOp(self.conv(node.left), op, self.conv(node.right))
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            inner = self.conv(node.expr)
+            return ast.UnaryOp(ast.USub(), inner) if node.op == "-" else inner
+        if isinstance(node, c_ast.Cast):
+            return self.conv(node.expr)
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+                and node.name.name in _CALLS and node.args is not None:
+            return ast.Call(ast.Name(id=node.name.name, ctx=ast.Load()),
+                            [self.conv(a) for a in node.args.exprs], [])
+        raise SpecError(f"{w}: unsupported expression {_GEN.visit(node)!r} (use + - * /, "
+                        f"sqrt, max, min)")
+
+
+def _statement(node: Any, ctx: _Ctx, loops: list[str], depth: int, position: str) -> Stmt:
+    w = _where(node, ctx.filename)
+    if not isinstance(node, c_ast.Assignment):
+        raise SpecError(f"{w}: unsupported statement {_GEN.visit(node)!r}: expected an "
+                        f"assignment to an array element")
+    if not isinstance(node.lvalue, c_ast.ArrayRef):
+        target = _GEN.visit(node.lvalue)
+        raise SpecError(f"{w}: the nest writes the scalar {target!r}: expand it into an array "
+                        f"indexed by the loops it varies with")
+    if node.op not in ("=", "+=", "-=", "*=", "/="):
+        raise SpecError(f"{w}: unsupported assignment operator {node.op!r}")
+    conv = _ExprConv(ctx, loops, w)
+    target = conv.access(node.lvalue)
+    expr = conv.conv(node.rvalue)
+    return Stmt(target, node.op, expr, tuple(conv.reads), depth, position, w)
+
+
+def _items(node: Any) -> list[Any]:
+    if isinstance(node, c_ast.Compound):
+        return list(node.block_items or [])
+    return [node]
+
+
+def _nest(top: c_ast.For, ctx: _Ctx) -> tuple[list[Loop], list[Stmt]]:
+    loops: list[Loop] = []
+    stmts: list[Stmt] = []
+    node: Any = top
+    while node is not None:
+        lp = _loop(node, ctx, [x.name for x in loops])
+        if lp.name in [x.name for x in loops]:
+            raise SpecError(f"{lp.where}: loop index {lp.name} is reused by an inner loop")
+        loops.append(lp)
+        names = [x.name for x in loops]
+        items = [x for x in _items(node.stmt) if not isinstance(x, c_ast.Pragma)]
+        inner = [x for x in items if isinstance(x, c_ast.For)]
+        if len(inner) > 1:
+            raise SpecError(
+                f"{_where(inner[1], ctx.filename)}: loop {lp.name} holds {len(inner)} loops in "
+                f"sequence; write each as its own nest (one phase each)"
+            )
+        seen_inner = False
+        for x in items:
+            if isinstance(x, c_ast.For):
+                seen_inner = True
+                continue
+            if isinstance(x, c_ast.Decl):
+                raise SpecError(f"{_where(x, ctx.filename)}: declaration inside a loop")
+            if isinstance(x, c_ast.If):
+                raise SpecError(f"{_where(x, ctx.filename)}: an 'if' inside the nest is not "
+                                f"supported (data-dependent or guarded statements)")
+            if isinstance(x, c_ast.While | c_ast.DoWhile):
+                raise SpecError(f"{_where(x, ctx.filename)}: a while loop has a data-dependent "
+                                f"trip count; only affine for loops are supported")
+            pos = "body" if not inner else ("post" if seen_inner else "pre")
+            stmts.append(_statement(x, ctx, names, len(loops), pos))
+        node = inner[0] if inner else None
+    return loops, stmts
+
+
+def _precheck(top: Any, ctx: _Ctx) -> None:
+    """Refuse a nest whose array accesses cannot be made uniform, whatever its structure.
+
+    Runs on the raw syntax tree (any loops, guards, expressions), so a kernel such as ``lu``
+    is refused for the access that breaks uniformity rather than for its loop structure.
+    """
+    stmts: list[Stmt] = []
+
+    def visit(node: Any, loops: list[str]) -> None:
+        if isinstance(node, c_ast.For):
+            init = node.init
+            var = None
+            if isinstance(init, c_ast.DeclList) and init.decls:
+                var = init.decls[0].name
+            elif isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+                var = init.lvalue.name
+            inner = [*loops, var] if var else loops
+            if node.stmt is not None:
+                visit(node.stmt, inner)
+            return
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ArrayRef):
+            conv = _ExprConv(ctx, loops, _where(node, ctx.filename))
+            target = conv.access(node.lvalue)
+            reads = [conv.access(n) for n in _outer_refs(node.rvalue)]
+            if node.op != "=":
+                reads.append(target)
+            stmts.append(Stmt(target, node.op, None, tuple(reads), len(loops), "body",
+                              _where(node, ctx.filename)))
+            return
+        for _name, child in node.children():
+            visit(child, loops)
+
+    visit(top, [])
+    check_uniform(Nest("precheck", (), (), tuple(stmts)))
+
+
+def _range_of(a: Access, loops: list[Loop]) -> tuple[tuple[Affine, Affine], ...]:
+    """Per subscript of a written access (plain loop indices): the loop's bounds, or None."""
+    by = {lp.name: lp for lp in loops}
+    out = []
+    for x in a.index:
+        name = x.terms[0][0] if len(x.terms) == 1 and x.terms[0][1] == 1 and not x.const else None
+        lp = by.get(name) if name else None
+        out.append((lp.lower, lp.upper) if lp is not None else (x, x))
+    return tuple(out)
+
+
+def _fmt_range(r: tuple[tuple[Affine, Affine], ...]) -> str:
+    return " x ".join(f"[{lo}, {hi}]" for lo, hi in r)
+
+
+def _is_zero_init(stmts: list[Stmt]) -> bool:
+    return bool(stmts) and all(
+        s.op == "=" and isinstance(s.expr, ast.Constant) and s.expr.value == 0 for s in stmts
+    )
+
+
+def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
+    def dims_of(decl: c_ast.Decl) -> tuple[Any, ...] | None:
+        t, out = decl.type, []
+        while isinstance(t, c_ast.ArrayDecl):
+            out.append(t.dim)
+            t = t.type
+        return tuple(out) if out else None
+
+    params = fn.decl.type.args.params if fn is not None and fn.decl.type.args is not None else []
+    for d in params:
+        if not isinstance(d, c_ast.Decl):
+            continue
+        dims = dims_of(d)
+        if dims is not None:
+            ctx.arrays.add(d.name)
+            if all(x is not None for x in dims):
+                ctx.shapes[d.name] = tuple(
+                    _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
+        elif isinstance(d.type, c_ast.TypeDecl):
+            tname = " ".join(getattr(d.type.type, "names", []))
+            if "int" in tname and "double" not in tname:
+                ctx.params[d.name] = None
+            else:
+                ctx.declared_scalars.add(d.name)
+    for d in body:  # arrays declared in the body are temporaries; numbers set scalars
+        if not isinstance(d, c_ast.Decl) or not d.name:
+            continue
+        dims = dims_of(d)
+        if dims is not None:
+            ctx.arrays.add(d.name)
+            ctx.temporaries.add(d.name)
+            if all(y is not None for y in dims):
+                ctx.shapes[d.name] = tuple(
+                    _affine(y, ctx, [], f"size of {d.name}", _where(d, ctx.filename))
+                    for y in dims)
+        elif isinstance(d.init, c_ast.Constant | c_ast.UnaryOp):
+            try:
+                ctx.scalars[d.name] = float(_GEN.visit(d.init).rstrip("fFlL"))
+            except ValueError:
+                raise SpecError(f"{_where(d, ctx.filename)}: {d.name}: initialiser "
+                                f"{_GEN.visit(d.init)!r} is not a number") from None
+            ctx.declared_scalars.add(d.name)
+
+
+def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str, list[Nest]]:
+    """Parse C text into the nests (phases) it holds; returns (function name, nests)."""
+    tree = _parse(_strip(text), filename)
+    fn = next((x for x in tree.ext if isinstance(x, c_ast.FuncDef)), None)
+    if fn is None:
+        raise SpecError(f"{filename}: no function or statements found")
+    name = fn.decl.name if fn.decl.name != "__kernel" else re.sub(
+        r"\W", "_", filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or "kernel"
+    name = re.sub(r"^kernel_", "", name)
+    body = list(fn.body.block_items or [])
+    ctx = _Ctx(filename)
+    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    for x in body:
+        if isinstance(x, c_ast.For):
+            _precheck(x, ctx)
+    found: list[tuple[list[Loop], list[Stmt]]] = []
+    for x in body:
+        if isinstance(x, c_ast.Decl | c_ast.Pragma):
+            continue
+        if isinstance(x, c_ast.For):
+            found.append(_nest(x, ctx))
+        elif isinstance(x, c_ast.Return | c_ast.EmptyStatement):
+            continue
+        else:
+            raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
+                            f"{_GEN.visit(x)!r}")
+    if not found:
+        raise SpecError(f"{filename}: no for loop found")
+    # top-level nests that only zero arrays initialise the accumulators of later nests
+    nests: list[Nest] = []
+    zero: set[str] = set()
+    scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
+               for k in sorted(ctx.declared_scalars)}
+    params = tuple(ctx.params)
+    phases = []
+    zero_range: dict[str, tuple[tuple[Affine, Affine], ...]] = {}
+    for loops, stmts in found:
+        if _is_zero_init(stmts):
+            for st in stmts:
+                zero.add(st.target.tensor)
+                zero_range[st.target.tensor] = _range_of(st.target, loops)
+            continue
+        for st in stmts:  # a zero initialisation must cover what this nest accumulates
+            if st.target.tensor in zero and st.position == "body":
+                want = _range_of(st.target, loops)
+                if zero_range[st.target.tensor] != want:
+                    raise SpecError(
+                        f"{st.where}: {st.target} accumulates over "
+                        f"{_fmt_range(want)} but the loop zeroing {st.target.tensor} covers "
+                        f"{_fmt_range(zero_range[st.target.tensor])}"
+                    )
+        phases.append((loops, stmts, set(zero)))
+        # a later phase reads what this one wrote from DRAM: it is no longer zero
+        zero -= {s.target.tensor for s in stmts}
+    # a local array used by one phase only never touches DRAM; shared ones pass through it
+    users: dict[str, int] = {}
+    for _loops, stmts, _z in phases:
+        for t in {a.tensor for st in stmts for a in (st.target, *st.reads)}:
+            users[t] = users.get(t, 0) + 1
+    temporaries = frozenset(t for t in ctx.temporaries if users.get(t, 0) <= 1)
+    for loops, stmts, zeros in phases:
+        used = {n for lp in loops for b in (lp.lower, lp.upper) for n in b.names()}
+        used |= {n for s in stmts for a in (s.target, *s.reads) for x in a.index for n in x.names()}
+        used |= {n for t in {a.tensor for s in stmts for a in (s.target, *s.reads)}
+                 for x in ctx.shapes.get(t, ()) for n in x.names()}
+        nests.append(Nest(
+            name if len(phases) == 1 else f"{name}.{len(nests) + 1}",
+            tuple(p for p in params if p in used),
+            tuple(loops), tuple(stmts), dict(ctx.shapes), scalars, frozenset(zeros),
+            temporaries, dtype,
+        ))
+    if not nests:
+        raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    return name, nests
+
+
+def from_c(text: str, filename: str = "<c>", dtype: str = "fp32",
+           datasets: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+    """PRA YAML data for a C loop nest (one phase per top-level nest)."""
+    name, nests = c_nests(text, filename, dtype)
+    return localize(nests, name, f"localised from {filename}", datasets)
+
+
+def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32") -> Kernel:
+    """The derived PRA of C text as a :class:`Kernel`."""
+    return to_kernel(from_c(text, filename, dtype))

@@ -1,0 +1,182 @@
+"""Einsum front end: ``C[m,n] += A[m,k]*B[k,n]`` (or a :class:`Workload`) -> a PRA.
+
+The einsum is the loop nest over its ranks, result ranks outermost (in the result's order)
+and reduced ranks innermost, with the result zero-initialised. Each rank ``m`` becomes a loop
+``m`` over ``0..M-1`` with the parameter ``M`` (its extent). Localisation (see
+:mod:`polyjoule.frontends.localize`) turns each operand's missing ranks into propagations and
+the reduction into an accumulation chain; a pointwise epilogue (``relu``) is applied where
+the chain ends.
+
+Text form: ``RESULT[r,..] += X[..]*Y[..] (+ X2[..]*Y2[..] ...)``, optionally wrapped in an
+epilogue call: ``C[m,n] = relu(A[m,k]*B[k,n])``; ``=`` and ``+=`` mean the same (the sum
+over the ranks missing from the result, starting from zero).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any
+
+from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.frontends.localize import Access, Loop, Nest, Stmt, localize, to_kernel
+from polyjoule.pra.affine import Affine
+from polyjoule.pra.model import Kernel
+from polyjoule.workload.einsum import POINTWISE, Tensor, Workload
+
+
+def _tensor(node: Any, text: str) -> Tensor:
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        raise SpecError(f"einsum {text!r}: {ast.unparse(node)!r} is not a tensor like A[m,k]")
+    sl = node.slice
+    items = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    ranks = []
+    for it in items:
+        if not isinstance(it, ast.Name):
+            raise SpecError(f"einsum {text!r}: {ast.unparse(node)}: subscripts must be rank "
+                            f"names, {ast.unparse(it)!r} is not")
+        ranks.append(it.id)
+    return Tensor(node.value.id, tuple(ranks))
+
+
+def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
+                 name: str = "einsum") -> Workload:
+    """Parse the text form into a :class:`Workload`; with ``extents`` every rank is checked."""
+    try:
+        tree = ast.parse(text.strip(), mode="exec")
+    except SyntaxError as e:
+        raise SpecError(f"einsum {text!r}: cannot parse: {e.msg} (column {e.offset})") from None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign | ast.AugAssign):
+        raise SpecError(f"einsum {text!r}: expected one 'C[m,n] += A[m,k]*B[k,n]'")
+    st = tree.body[0]
+    if isinstance(st, ast.AugAssign) and not isinstance(st.op, ast.Add):
+        raise SpecError(f"einsum {text!r}: only '=' and '+=' are einsums")
+    target = st.target if isinstance(st, ast.AugAssign) else st.targets[0]
+    result = _tensor(target, text)
+    value = st.value
+    epilogue: list[str] = []
+    while isinstance(value, ast.Call):
+        fn = value.func.id if isinstance(value.func, ast.Name) else ast.unparse(value.func)
+        if fn not in POINTWISE or len(value.args) != 1:
+            raise UnknownNameError(f"einsum {text!r}: unknown pointwise epilogue {fn!r} "
+                                   f"(known: {', '.join(POINTWISE)})")
+        epilogue.insert(0, fn)
+        value = value.args[0]
+    terms: list[Any] = []
+
+    def flatten(node: Any) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            flatten(node.left)
+            flatten(node.right)
+        else:
+            terms.append(node)
+
+    flatten(value)
+    operands: dict[str, Tensor] = {}
+    contractions: list[tuple[str, str]] = []
+    for t in terms:
+        if not (isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult)):
+            raise SpecError(f"einsum {text!r}: {ast.unparse(t)!r} is not a product of two "
+                            f"tensors")
+        pair = (_tensor(t.left, text), _tensor(t.right, text))
+        for x in pair:
+            prev = operands.setdefault(x.name, x)
+            if prev.ranks != x.ranks:
+                raise SpecError(f"einsum {text!r}: {x.name} is indexed as both "
+                                f"[{','.join(prev.ranks)}] and [{','.join(x.ranks)}]")
+        contractions.append((pair[0].name, pair[1].name))
+    ranks: list[str] = list(result.ranks)
+    for x in operands.values():
+        ranks += [r for r in x.ranks if r not in ranks]
+    if extents is not None:
+        for x in (result, *operands.values()):
+            for r in x.ranks:
+                if r not in extents:
+                    raise UnknownNameError(
+                        f"einsum {text!r}: rank {r!r} of {x.name}[{','.join(x.ranks)}] has no "
+                        f"extent (given: {', '.join(extents) or 'none'})"
+                    )
+        for r in extents:
+            if r not in ranks:
+                raise UnknownNameError(f"--extents: {r!r} is not a rank of the einsum "
+                                       f"(ranks: {', '.join(ranks)})")
+    reduce = tuple(r for r in ranks if r not in result.ranks)
+    return Workload(name, tuple(ranks), reduce, tuple(operands.values()), result,
+                    tuple(contractions), tuple(epilogue))
+
+
+def _names(w: Workload) -> tuple[dict[str, str], dict[str, str]]:
+    """rank -> loop name (lower case), rank -> parameter (upper case)."""
+    dims = {r: r.lower() for r in w.ranks}
+    params = {r: r.upper() for r in w.ranks}
+    if len(set(dims.values())) != len(dims):
+        raise SpecError(f"workload {w.name!r}: ranks {', '.join(w.ranks)} differ only in case")
+    tensors = {t.name for t in (*w.operands, w.result)}
+    clash = (set(dims.values()) | set(params.values())) & tensors
+    if clash:
+        raise SpecError(f"workload {w.name!r}: {sorted(clash)[0]!r} names both a rank and a tensor")
+    return dims, params
+
+
+def workload_nest(w: Workload, dtype: str = "fp32") -> Nest:
+    """The loop nest of a workload: result ranks outer, reduced ranks inner, zero-initialised."""
+    dims, params = _names(w)
+    order = [*w.result.ranks, *[r for r in w.ranks if r in w.reduce]]
+    loops = tuple(Loop(dims[r], Affine.of({}), Affine.of({params[r]: 1}, -1), f"rank {r}")
+                  for r in order)
+    reads: list[Access] = []
+
+    def ref(t: Tensor) -> Any:
+        reads.append(Access(t.name, tuple(Affine.of({dims[r]: 1}) for r in t.ranks),
+                            f"{t.name}[{','.join(t.ranks)}]"))
+        return ast.Name(id=f"__r{len(reads) - 1}", ctx=ast.Load())
+
+    expr: Any = None
+    for act, wgt in w.contractions:
+        term = ast.BinOp(ref(w.tensor(act)), ast.Mult(), ref(w.tensor(wgt)))
+        expr = term if expr is None else ast.BinOp(expr, ast.Add(), term)
+    target = Access(w.result.name, tuple(Affine.of({dims[r]: 1}) for r in w.result.ranks),
+                    f"{w.result.name}[{','.join(w.result.ranks)}]")
+    stmts = []
+    if w.reduce:
+        stmts.append(Stmt(target, "+=", expr, tuple(reads), len(order), "body", target.where))
+        if w.epilogue:
+            post: Any = ast.Name(id="__r0", ctx=ast.Load())
+            for op in w.epilogue:
+                post = ast.Call(ast.Name(id=op, ctx=ast.Load()), [post], [])
+            stmts.append(Stmt(target, "=", post, (target,), len(w.result.ranks), "post",
+                              target.where))
+    else:
+        for op in w.epilogue:
+            expr = ast.Call(ast.Name(id=op, ctx=ast.Load()), [expr], [])
+        stmts.append(Stmt(target, "=", expr, tuple(reads), len(order), "body", target.where))
+    shapes = {t.name: tuple(Affine.of({params[r]: 1}) for r in t.ranks)
+              for t in (*w.operands, w.result)}
+    return Nest(w.name, tuple(params[r] for r in order), loops, tuple(stmts), shapes,
+                zero_init=frozenset({w.result.name}), dtype=dtype)
+
+
+def from_workload(w: Workload, extents: Mapping[str, int] | None = None,
+                  dtype: str = "fp32") -> dict[str, Any]:
+    """PRA YAML data for a workload; ``extents`` (by rank) become the ``default`` dataset."""
+    datasets = None
+    if extents is not None:
+        w.check_extents(extents)
+        _, params = _names(w)
+        datasets = {"default": {params[r]: int(v) for r, v in extents.items()}}
+    return localize([workload_nest(w, dtype)], w.name,
+                    f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
+                    datasets)
+
+
+def from_text(text: str, extents: Mapping[str, int] | None = None, name: str = "einsum",
+              dtype: str = "fp32") -> dict[str, Any]:
+    """PRA YAML data for an einsum given as text."""
+    return from_workload(parse_einsum(text, extents, name), extents, dtype)
+
+
+def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,
+                  dtype: str = "fp32") -> Kernel:
+    """The derived PRA as a :class:`Kernel` (reference: the workload's own numpy semantics)."""
+    w = parse_einsum(spec, extents) if isinstance(spec, str) else spec
+    return to_kernel(from_workload(w, extents, dtype))

@@ -1,0 +1,356 @@
+"""C front end: derived PRAs equal the hand-written ones; non-uniform kernels are refused."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernels"))
+from polybench_c import CLASS_D  # noqa: E402
+from pra_brute import execute, kernel_counts, random_inputs  # noqa: E402
+
+from polyjoule.errors import NotAffineError, NotUniformError, SpecError  # noqa: E402
+from polyjoule.frontends.cnest import c_kernel, from_c  # noqa: E402
+from polyjoule.kernels import registry  # noqa: E402
+
+GEMM = """
+void kernel_gemm(int NI, int NJ, int NK, double alpha, double beta,
+                 double C[NI][NJ], double A[NI][NK], double B[NK][NJ])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < _PB_NI; i++)
+    for (j = 0; j < _PB_NJ; j++) {
+      C[i][j] *= beta;
+      for (k = 0; k < _PB_NK; k++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+    }
+#pragma endscop
+}
+"""
+
+GESUMMV = """
+void kernel_gesummv(int N0, int N1, double alpha, double beta,
+                    double A[N0][N1], double B[N0][N1], double X[N1], double Y[N0])
+{
+  double tmp[N0];
+  int i0, i1;
+  for (i0 = 0; i0 < N0; i0++) {
+    tmp[i0] = 0.0;
+    Y[i0] = 0.0;
+    for (i1 = 0; i1 < N1; i1++) {
+      tmp[i0] = A[i0][i1] * X[i1] + tmp[i0];
+      Y[i0] = B[i0][i1] * X[i1] + Y[i0];
+    }
+    Y[i0] = alpha * tmp[i0] + beta * Y[i0];
+  }
+}
+"""
+
+BICG = """
+for (i = 0; i < _PB_M; i++)
+  s[i] = 0;
+for (i = 0; i < _PB_N; i++) {
+  q[i] = SCALAR_VAL(0.0);
+  for (j = 0; j < _PB_M; j++) {
+    s[j] = s[j] + r[i] * A[i][j];
+    q[i] = q[i] + A[i][j] * p[j];
+  }
+}
+"""
+
+TWO_MM = """
+for (i = 0; i < NI; i++)
+  for (j = 0; j < NJ; j++) {
+    tmp[i][j] = 0.0;
+    for (k = 0; k < NK; ++k)
+      tmp[i][j] += alpha * A[i][k] * B[k][j];
+  }
+for (i = 0; i < NI; i++)
+  for (j = 0; j < NL; j++) {
+    D[i][j] *= beta;
+    for (k = 0; k < NJ; ++k)
+      D[i][j] += tmp[i][k] * C[k][j];
+  }
+"""
+
+ATAX = """
+for (i = 0; i < N; i++)
+  y[i] = 0;
+for (i = 0; i < M; i++) {
+  tmp[i] = 0.0;
+  for (j = 0; j < N; j++)
+    tmp[i] = tmp[i] + A[i][j] * x[j];
+}
+for (i = 0; i < M; i++)
+  for (j = 0; j < N; j++)
+    y[j] = y[j] + A[i][j] * tmp[i];
+"""
+
+MVT = """
+for (i = 0; i < N; i++)
+  for (j = 0; j < N; j++)
+    x1[i] = x1[i] + A[i][j] * y_1[j];
+for (i = 0; i < N; i++)
+  for (j = 0; j < N; j++)
+    x2[i] = x2[i] + A[j][i] * y_2[j];
+"""
+
+THREE_MM = """
+for (i = 0; i < _PB_NI; i++)
+  for (j = 0; j < _PB_NJ; j++) {
+    E[i][j] = SCALAR_VAL(0.0);
+    for (k = 0; k < _PB_NK; ++k)
+      E[i][j] += A[i][k] * B[k][j];
+  }
+for (i = 0; i < _PB_NJ; i++)
+  for (j = 0; j < _PB_NL; j++) {
+    F[i][j] = SCALAR_VAL(0.0);
+    for (k = 0; k < _PB_NM; ++k)
+      F[i][j] += C[i][k] * D[k][j];
+  }
+for (i = 0; i < _PB_NI; i++)
+  for (j = 0; j < _PB_NL; j++) {
+    G[i][j] = SCALAR_VAL(0.0);
+    for (k = 0; k < _PB_NJ; ++k)
+      G[i][j] += E[i][k] * F[k][j];
+  }
+"""
+
+GEMVER = """
+for (i = 0; i < _PB_N; i++)
+  for (j = 0; j < _PB_N; j++)
+    A[i][j] = A[i][j] + u1[i] * v1[j] + u2[i] * v2[j];
+for (i = 0; i < _PB_N; i++) {
+  for (j = 0; j < _PB_N; j++)
+    x[i] = x[i] + beta * A[j][i] * y[j];
+  x[i] = x[i] + z[i];
+}
+for (i = 0; i < _PB_N; i++)
+  for (j = 0; j < _PB_N; j++)
+    w[i] = w[i] +  alpha * A[i][j] * x[j];
+"""
+
+DOITGEN = """
+for (r = 0; r < _PB_NR; r++)
+  for (q = 0; q < _PB_NQ; q++)
+    for (p = 0; p < _PB_NP; p++) {
+      sum[r][q][p] = SCALAR_VAL(0.0);
+      for (s = 0; s < _PB_NP; s++)
+        sum[r][q][p] += A[r][q][s] * C4[s][p];
+    }
+for (r = 0; r < _PB_NR; r++)
+  for (q = 0; q < _PB_NQ; q++)
+    for (p = 0; p < _PB_NP; p++)
+      A[r][q][p] = sum[r][q][p];
+"""
+
+SYRK = """
+void kernel_syrk(int N, int M, double alpha, double beta, double C[N][N], double A[N][M])
+{
+  for (i = 0; i < _PB_N; i++)
+    for (j = 0; j <= i; j++) {
+      C[i][j] *= beta;
+      for (k = 0; k < _PB_M; k++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+    }
+}
+"""
+
+SYR2K = """
+for (i = 0; i < N; i++)
+  for (j = 0; j <= i; j++) {
+    C[i][j] *= beta;
+    for (k = 0; k < M; k++)
+      C[i][j] += alpha * (A[j][k] * B[i][k] + B[j][k] * A[i][k]);
+  }
+"""
+
+SOURCES = {"syrk": SYRK, "syr2k": SYR2K, "gemm": GEMM, "gesummv": GESUMMV, "bicg": BICG, "2mm": TWO_MM, "atax": ATAX,
+           "mvt": MVT, "3mm": THREE_MM, "gemver": GEMVER, "doitgen": DOITGEN}
+ARRAYS = [(1, 1), (4, 4), (2, 3), (1, 8)]
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_c_equals_hand_written_in_counts(name: str) -> None:
+    hand = registry.get(name)
+    derived = c_kernel(SOURCES[name], f"{name}.c")
+    assert len(derived.phases) == len(hand.phases)
+    for ph_d, ph_h in zip(derived.phases, hand.phases, strict=True):
+        assert ph_d.dim_names == ph_h.dim_names
+        assert len(ph_d.statements) == len(ph_h.statements)
+    values = dict(hand.datasets["MINI"])
+    for array in ARRAYS:
+        assert _summary(kernel_counts(derived, values, array)) == \
+            _summary(kernel_counts(hand, values, array)), array
+
+
+def _summary(c: dict) -> tuple:
+    """Per-class accesses, ops, per-kind instances and the multiset of per-case volumes."""
+    per_phase = sorted((k[0], v) for k, v in c["cases"].items())
+    return c["classes"], c["ops"], c["kinds"], per_phase
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_c_derived_pra_computes_reference(name: str) -> None:
+    hand = registry.get(name)
+    derived = c_kernel(SOURCES[name], f"{name}.c")
+    values = {p: v + (i % 3) for i, (p, v) in enumerate(hand.datasets["MINI"].items())}
+    values = {p: max(2, v // 3) for p, v in values.items()}
+    inputs = random_inputs(hand, values, seed=3)
+    want = execute(hand, values, inputs)
+    got = execute(derived, values, inputs)
+    for t in {x.name for ph in hand.phases for x in ph.tensors if x.kind != "input"}:
+        np.testing.assert_allclose(got[t], want[t], rtol=1e-12, err_msg=t)
+
+
+def test_generated_yaml_round_trips() -> None:
+    import yaml
+
+    from polyjoule.pra.spec import load_kernel_data
+
+    data = from_c(GEMM, "gemm.c")
+    again = load_kernel_data(yaml.safe_load(yaml.safe_dump(data)), "gemm")
+    assert again.phases[0].statements == c_kernel(GEMM, "gemm.c").phases[0].statements
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_D))
+def test_class_d_kernels_are_refused_with_the_access(name: str) -> None:
+    with pytest.raises(NotUniformError) as e:
+        from_c(CLASS_D[name], f"{name}.c")
+    msg = str(e.value)
+    assert msg.startswith(f"{name}.c:") and "reads" in msg and "distance" in msg
+    assert "\n" not in msg
+
+
+def test_lu_reason_names_pivot_access() -> None:
+    with pytest.raises(NotUniformError, match=r"lu.c:5:\d+: A\[i\]\[k\] reads A.*\(0, j - k\)"):
+        from_c(CLASS_D["lu"], "lu.c")
+
+
+@pytest.mark.parametrize("src, err, pattern", [
+    ("for (i = 0; i < N; i++)\n  A[i] = B[i] +;\n", SpecError, r"^x.c(:2:\d+)?: C does not parse"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    C[i] += A[i*j];\n",
+     NotAffineError, r"x.c:3:\d+: subscript of A: 'i \* j' is not affine"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < len[i]; j++)\n    C[i] += A[i][j];\n",
+     NotAffineError, r"x.c:2:\d+: upper bound of j 'len\[i\]' depends on data"),
+    ("for (i = 0; i < N; i++)\n  C[idx[i]] = A[i];\n", NotAffineError,
+     r"x.c:2:\d+: subscript of C 'idx\[i\]' depends on data"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    C[i] += A[i+j];\n",
+     NotUniformError, r"x.c:3:\d+: A\[i \+ j\].*not a loop axis"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k <= j; k++)\n"
+     "      C[i] += A[i][j][k];\n", NotUniformError, r"reduced over 2 loops \(j, k\) whose bounds "
+     r"are coupled"),
+    ("for (i = N; i > 0; i--)\n  C[i] = A[i];\n", SpecError, r"x.c:1:\d+: for loop over i"),
+    ("for (i = 0; i < N; i++)\n  for (j = i - 1; j < N; j++)\n    C[i][j] = A[i][j];\n",
+     SpecError, r"x.c:2:\d+: loop j: lower bound i - 1 can be negative"),
+])
+def test_bad_input_names_the_place(src: str, err: type, pattern: str) -> None:
+    with pytest.raises(err, match=pattern) as e:
+        from_c(src, "x.c")
+    assert "\n" not in str(e.value)
+
+
+def test_parse_error_has_line() -> None:
+    with pytest.raises(SpecError, match=r"^x.c:2:21: C does not parse"):
+        from_c("for (i = 0; i < N; i++)\n  for (j = 0; j < N j++)\n    C[i] += A[i];\n", "x.c")
+
+
+@pytest.mark.parametrize("name", ["gemm", "gesummv", "bicg", "2mm", "syrk"])
+def test_c_equals_hand_written_in_symbolic_energy(name: str) -> None:
+    """Through the symbolic analysis: identical counts and energy on two arrays."""
+    from polyjoule.analysis import analyze
+
+    hand = registry.get(name)
+    derived = c_kernel(SOURCES[name], f"{name}.c")
+    values = dict(hand.datasets["SMALL"])
+    for array in ((2, 2), (1, 4)):
+        rh = analyze(hand, array=array).evaluate(values)
+        rd = analyze(derived, array=array).evaluate(values)
+        assert rd.counts == rh.counts
+        assert rd.energy_pj["total"] == pytest.approx(rh.energy_pj["total"], rel=1e-12)
+
+
+TRIANGULAR = {
+    # upper-triangular product: C += triu(A) B (k from i: every (i, j) keeps a point)
+    "triu": ("""
+for (i = 0; i < N; i++)
+  for (j = 0; j < N; j++)
+    for (k = i; k < N; k++)
+      C[i][j] += A[i][k] * B[k][j];
+""", lambda t: {"C": t["C"] + np.triu(t["A"]) @ t["B"]}),
+    # covariance's triangular phase with a statement after the chain
+    "cov": ("""
+void cov(int M, int N, double d[N][M], double c[M][M]) {
+  for (i = 0; i < M; i++)
+    for (j = i; j < M; j++) {
+      c[i][j] = 0.0;
+      for (k = 0; k < N; k++)
+        c[i][j] += d[k][i] * d[k][j];
+      c[i][j] /= 3.0;
+    }
+}
+""", lambda t: {"c": np.where(np.triu(np.ones_like(t["c"], dtype=bool)),
+                              t["d"].T @ t["d"] / 3.0, t["c"])}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIANGULAR))
+def test_triangular_c_nests_compute_their_semantics(name: str) -> None:
+    src, ref = TRIANGULAR[name]
+    k = c_kernel(src, f"{name}.c")
+    dims = set(k.phases[0].dim_names)
+    assert any((d.lower.names() | d.upper.names()) & dims for d in k.phases[0].dims)
+    values = {p: 5 + i for i, p in enumerate(k.params)}
+    rng = np.random.default_rng(7)
+    inputs = {}
+    for t, decl in k.tensors().items():
+        inputs[t] = rng.uniform(0.5, 1.5, size=tuple(a.evaluate(values) for a in decl.shape))
+    out = execute(k, values, inputs)
+    for t, want in ref(inputs).items():
+        np.testing.assert_allclose(out[t], want, rtol=1e-12, err_msg=t)
+
+
+def test_statement_after_a_possibly_empty_loop_is_refused() -> None:
+    src = """
+for (i = 0; i < N; i++)
+  for (j = 0; j < N; j++) {
+    for (k = i + 1; k < N; k++)
+      C[i][j] += A[i][k] * B[k][j];
+    C[i][j] = 2.0 * C[i][j];
+  }
+"""
+    with pytest.raises(NotUniformError, match=r"x.c:6:\d+: the loops inside i, j are empty"):
+        from_c(src, "x.c")
+
+
+def test_partial_zero_initialisation_is_refused() -> None:
+    src = """
+for (i = 1; i < M; i++)
+  s[i] = 0;
+for (i = 0; i < N; i++)
+  for (j = 0; j < M; j++)
+    s[j] = s[j] + A[i][j];
+"""
+    with pytest.raises(SpecError, match=r"x.c:6:\d+: s\[j\] accumulates over \[0, M - 1\] but "
+                                        r"the loop zeroing s covers \[1, M - 1\]"):
+        from_c(src, "x.c")
+
+
+def test_local_array_shared_by_phases_goes_through_dram() -> None:
+    src = """
+void f(int N, double A[N][N], double y[N]) {
+  double t[N];
+  for (i = 0; i < N; i++) { t[i] = 0; for (j = 0; j < N; j++) t[i] += A[i][j]; }
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) y[j] += A[i][j] * t[i];
+}
+"""
+    k = c_kernel(src, "f.c")
+    assert [t.name for t in k.phases[0].tensors if t.kind == "output"] == ["t"]
+    rng = np.random.default_rng(0)
+    a, y = rng.uniform(size=(4, 4)), rng.uniform(size=4)
+    out = execute(k, {"N": 4}, {"A": a, "y": y})
+    np.testing.assert_allclose(out["y"], y + a.T @ a.sum(axis=1), rtol=1e-12)
