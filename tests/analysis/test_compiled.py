@@ -42,7 +42,7 @@ def interpreted(a, vals):
 
 CASES = [("gemm", (8, 8), None), ("gemm", (4, 2), None), ("gesummv", (2, 3), None),
          ("atax", (1, 4), None), ("gemm", (4, 4), (16, 16, 1)), ("bicg", (2, 2), None),
-         ("mvt", (2, 2), None), ("syrk", (2, 2), None), ("syr2k", (2, 3), None),
+         ("mvt", (2, 2), None), ("syrk", (2, 2), None), ("syr2k", (3, 3), None),
          ("trisolv", (2, 2), None), ("2mm", (2, 2), None)]
 
 

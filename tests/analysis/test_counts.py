@@ -131,3 +131,15 @@ def test_triangle_symbolic_or_fixed(tmp_path, brute_counts, array, tile, mode, n
         if v.value:
             got[(v.statement, v.case)] = got.get((v.statement, v.case), 0) + v.value
     assert got == brute_counts(k.phases[0], array, {"N": n}, tile)
+
+
+def test_worked_schedule_example_through_cli_json():
+    res = CliRunner().invoke(app, ["analyze", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    (s,) = data["schedule"]
+    assert s["lambda_J_symbolic"] == ["1", "p0"]
+    assert s["lambda_K_symbolic"] == ["p0", "p0*p1 - p0 + 1"]
+    assert s["lambda_J"] == [1, 2] and s["lambda_K"] == [2, 5] and s["L_c"] == 4
+    assert data["latency_cycles"] == 16

@@ -61,26 +61,44 @@ class NotSymbolic(Exception):
 
 
 def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
-    by_param: dict[str, Group] = {}
-    for l, d in enumerate(pra.dims):
-        if not tiling.tiled(l):
-            continue
-        e = d.extent
+    """Tiled dims that share a ``(p, t, r)`` triple: dims coupled by some constraint.
+
+    Uncoupled dims get their own triple even when their extents are one parameter (``mvt``
+    on a 3x2 array tiles ``i`` and ``j`` of extent ``N`` differently). Coupled dims must have
+    one extent and one tile size, else the rewrite does not apply (:class:`NotSymbolic`).
+    """
+    tiled = [l for l in range(pra.n) if tiling.tiled(l)]
+    parent = {l: l for l in tiled}
+
+    def find(l: int) -> int:
+        while parent[l] != l:
+            l = parent[l]
+        return l
+
+    names = {pra.dims[l].name: l for l in tiled}
+    spaces = [pra.domain()] + [s.when for s in pra.statements]
+    for space in spaces:
+        for c in space:
+            ls = sorted({names[n] for n in c.expr.names() if n in names})
+            for a, b in zip(ls, ls[1:], strict=False):
+                parent[find(b)] = find(a)
+    comps: dict[int, list[int]] = {}
+    for l in tiled:
+        comps.setdefault(find(l), []).append(l)
+    groups = []
+    for dims in comps.values():
+        dims.sort()
+        extents = {pra.dims[l].extent for l in dims}
+        if len(extents) != 1:
+            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different extents")
+        e = extents.pop()
         if len(e.terms) != 1 or e.terms[0][1] != 1:
-            raise NotSymbolic(f"dim {d.name}: extent {e} is not a parameter plus a constant")
-        param = e.terms[0][0]
-        g = by_param.get(param)
-        if g is None:
-            by_param[param] = Group(l, param, (l,), e.const)
-        else:
-            if g.offset != e.const:
-                raise NotSymbolic(f"dims {pra.dims[g.index].name}, {d.name}: different extents")
-            by_param[param] = Group(g.index, param, (*g.dims, l), g.offset)
-    if tiling.p is not None:
-        for g in by_param.values():
-            if len({tiling.p[l] for l in g.dims}) > 1:
-                raise NotSymbolic(f"dims of {g.param} have different tile sizes")
-    return list(by_param.values())
+            raise NotSymbolic(f"dim {pra.dims[dims[0]].name}: extent {e} is not a parameter plus a constant")
+        if len({tiling.t[l] for l in dims}) > 1 or (
+                tiling.p is not None and len({tiling.p[l] for l in dims}) > 1):
+            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different tile sizes")
+        groups.append(Group(dims[0], e.terms[0][0], tuple(dims), e.const))
+    return sorted(groups, key=lambda g: g.index)
 
 
 class _Rewriter:
@@ -93,7 +111,6 @@ class _Rewriter:
         for g in groups or []:
             for l in g.dims:
                 self.dim_group[l] = g
-        self.param_group = {g.param: g for g in groups or []}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
 
     def tile_term(self, l: int) -> Affine:
@@ -107,6 +124,12 @@ class _Rewriter:
         g: dict[str, int] = {}
         delta: dict[str, dict[str, int]] = {}
         const = e.const
+        # a parameter takes the (p, t, r) form of a group whose dim the constraint names
+        here = {self.dim_group[self.dim_index[n]] for n in e.names()
+                if n in self.dim_index and self.dim_index[n] in self.dim_group}
+        param_group = {grp.param: grp for grp in here}
+        if len(param_group) != len(here):
+            raise NotSymbolic("one parameter bounds two uncoupled tiled dims in a constraint")
         for name, a in e.terms:
             if name in self.dim_index:
                 l = self.dim_index[name]
@@ -120,8 +143,8 @@ class _Rewriter:
                         grp = self.dim_group[l]
                         d = delta.setdefault(grp.p, {})
                         d[k] = d.get(k, 0) + a
-            elif name in self.param_group and self.fixed is None:
-                grp = self.param_group[name]
+            elif name in param_group and self.fixed is None:
+                grp = param_group[name]
                 d = delta.setdefault(grp.p, {})
                 d[grp.t] = d.get(grp.t, 0) + a
                 d[""] = d.get("", 0) - a
@@ -183,9 +206,8 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
     dims = [f"j_{d.name}" for d in pra.dims]
     dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if tiling.tiled(l)]
     if fixed is None:
-        sub = {g.param for g in groups or []}
         params = [x for g in groups or [] for x in (g.p, g.t, g.r)]
-        params += [p for p in pra.params if p not in sub]
+        params += list(pra.params)  # a parameter may still appear outside its (p, t, r) form
     else:
         params = list(pra.params)
     base: list[str] = []
@@ -200,8 +222,7 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
         base += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
                  f"{g.r} >= 1", f"{g.r} <= {g.p}"]
     for p, lo in pra.param_min:
-        if fixed is not None or p not in {g.param for g in groups or []}:
-            base.append(f"{p} >= {lo}")
+        base.append(f"{p} >= {lo}")
     tile_terms = {l: rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
     # rename j_<dim> symbols used by case conditions: they are already j_ names
     constraints = list(pra.statement_space(case.statement))

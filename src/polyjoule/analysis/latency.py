@@ -5,23 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 
-def kernel_latency(a: Any, values: dict[str, int]) -> dict[str, Any]:
-    """``{"schedule": [...per phase...], "latency_cycles": int}`` for ``a`` at ``values``."""
-    import importlib.util
+def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> dict[str, Any]:
+    """``{"schedule": [...per phase...], "latency_cycles": int}`` for analysis ``a``.
 
-    if importlib.util.find_spec("polyjoule.mapping.schedule") is None:  # TODO(lead): remove
-        return {}
-    from polyjoule.mapping.schedule import derive_schedule
+    Per phase: the scanning order chosen at this design point with its symbolic
+    ``lambda_J``/``lambda_K`` (in tile sizes ``p``), their values here, the tile sizes and
+    counts, ``L_c`` and the exact latency formula of that order.
+    """
+    from polyjoule.mapping.schedule import kernel_schedules
 
     phases = []
     total = 0
-    for ph in a.phases:
-        s = derive_schedule(ph.pra, ph.tiling)
+    for ph, s in zip(a.phases, kernel_schedules(a.kernel, a.array, a.tile, pi=pi, w=w), strict=True):
         vals = {p: values[p] for p in ph.pra.params}
-        lat = int(s.latency(vals))
-        total += lat
-        phases.append({"phase": ph.pra.name, "lambda_J": [str(x) for x in s.lambda_J],
-                       "lambda_K": [str(x) for x in s.lambda_K],
-                       "order": [str(x) for x in s.order], "latency_cycles": lat,
-                       "latency_formula": str(s.latency_formula)})
+        c = s.at(vals)
+        cand = next(x for x in s.candidates if x.order == c.order)
+        total += c.latency
+        phases.append({
+            "phase": ph.pra.name,
+            **c.to_json(ph.pra.dim_names),
+            "lambda_J_symbolic": [str(x) for x in cand.lambda_J],
+            "lambda_K_symbolic": [str(x) for x in cand.lambda_K],
+            "latency_formula": str(cand.latency_formula),
+        })
     return {"schedule": phases, "latency_cycles": total}

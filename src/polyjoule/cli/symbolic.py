@@ -115,7 +115,15 @@ def _print(k: Kernel, a, r, extra: dict, as_latex: bool) -> None:  # type: ignor
         s.add_row(f"op {op}", f"{n:,}", f"{r.energy_pj['by_op'][op]:,.1f}")
     s.add_row("total", "", f"{r.energy_pj['total']:,.1f}")
     console.print(s)
-    if extra.get("latency_cycles") is not None:
-        console.print(f"latency: {extra['latency_cycles']:,} cycles   schedule: {extra.get('schedule')}")
+    for ph in extra.get("schedule", []):
+        lj = ", ".join(f"{sym}={v}" if sym != str(v) else sym
+                       for sym, v in zip(ph["lambda_J_symbolic"], ph["lambda_J"], strict=True))
+        lk = ", ".join(f"{sym}={v}" if sym != str(v) else sym
+                       for sym, v in zip(ph["lambda_K_symbolic"], ph["lambda_K"], strict=True))
+        console.print(escape(f"schedule {ph['phase']}: order {'<'.join(ph['order'])} (innermost "
+                             f"first), lambda_J = ({lj}), lambda_K = ({lk}), L_c = {ph['L_c']}, "
+                             f"latency {ph['latency_cycles']:,} cycles"))
+    if len(extra.get("schedule", [])) > 1:
+        console.print(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
     console.print(f"derived in {a.derive_seconds:.3f} s "
                   f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
