@@ -1,7 +1,190 @@
-"""CLI commands (being written)."""
+"""``polyjoule simulate`` and ``polyjoule validate``: the simulator, and symbolic vs simulated.
+
+Simulation costs grow with the iteration space, so without ``--set``/``--dataset`` these
+commands use the kernel's MINI dataset (``analyze`` defaults to LARGE).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
+from polyjoule.errors import SpecError, ValidationMismatch
+from polyjoule.pra.model import Kernel
+
+CLASSES = ("RD", "FD", "ID", "OD", "IOb", "DR")
+
+
+def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:
+    given = parse_assignments(set_, "--set")
+    given.update(parse_assignments(sizes, "--sizes"))
+    if dataset is None and not given and "MINI" in k.datasets:
+        dataset = "MINI"
+    values = k.resolve(given, dataset)
+    missing = [p for p in k.params if p not in values]
+    if missing:
+        raise SpecError(f"--set: parameter {missing[0]} of {k.name} is not set "
+                        f"(give --set {missing[0]}=.. or --dataset)")
+    return values
+
+
+def _order(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+def _op_latency(text: str | None) -> dict[str, int] | None:
+    return parse_assignments(text, "--op-latency") or None
+
+
+def _common(kernel: str, array: str, tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
+    from polyjoule.cli.symbolic import load_kernel, parse_array
+
+    return load_kernel(kernel), parse_array(array), parse_ints(tile, "--tile")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add ``simulate`` and ``validate``."""
+
+    @app.command()
+    @handles_errors
+    def simulate(
+        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+        tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+        set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
+        dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
+        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations)."),
+        w: int = typer.Option(1, "--w", help="Latency of a compute statement in cycles."),
+        op_latency: str | None = typer.Option(None, "--op-latency", help="Per-op latencies mul=3,div=8."),
+        order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the random inputs."),
+        memory_gib: float = typer.Option(2.0, "--memory-limit", help="Simulator memory bound in GiB."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
+        from polyjoule.sim import simulate as run
+
+        k, arr, tl = _common(kernel, array, tile)
+        values = _values(k, set_, None, dataset)
+        r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
+                op_latency=_op_latency(op_latency), seed=seed,
+                memory_limit=int(memory_gib * 2**30))
+        if as_json:
+            typer.echo(json.dumps(r.to_json(), indent=2))
+        else:
+            console = Console()
+            t = Table(title=f"simulated {k.name} on a {arr[0]}x{arr[1]} array "
+                            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
+            t.add_column("what")
+            t.add_column("count", justify="right")
+            counts = r.counts
+            for c in CLASSES:
+                t.add_row(c, f"{counts[c]:,}")
+            for op, n in counts["ops"].items():
+                t.add_row(f"op {op}", f"{n:,}")
+            t.add_row("makespan (cycles)", f"{r.makespan:,}")
+            console.print(t)
+            for ph in r.phases:
+                s = ph.schedule
+                console.print(f"{ph.name}: lambda_J={list(s.lambda_J)} lambda_K={list(s.lambda_K)} "
+                              f"p={list(s.p)} t={list(s.t)} L_c={s.timing.L_c} "
+                              f"makespan={ph.makespan:,}")
+            console.print("checks: " + ", ".join(f"{n} {'ok' if v else 'FAILED'}"
+                                                  for n, v in r.checks.items())
+                          + f"   ({r.seconds:.2f} s)")
+            for v in r.violations:
+                console.print(f"  {v}")
+        if not r.ok:
+            raise ValidationMismatch(f"simulation of {k.name} failed its checks: "
+                                     f"{r.violations[0] if r.violations else ''}")
+
+    @app.command()
+    @handles_errors
+    def validate(
+        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+        sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
+        tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
+        set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
+        dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
+        energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the random inputs."),
+        memory_gib: float = typer.Option(2.0, "--memory-limit", help="Simulator memory bound in GiB."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
+        from polyjoule.analysis import analyze
+        from polyjoule.arch.energy import load_table
+        from polyjoule.mapping.schedule import kernel_latency, kernel_schedules
+        from polyjoule.sim import simulate as run
+
+        k, arr, tl = _common(kernel, array, tile)
+        values = _values(k, set_, sizes, dataset)
+        table = load_table(energy_table)
+        r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))
+        a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
+        sym = a.evaluate(values)
+        latency = kernel_latency(kernel_schedules(k, arr, tl), values)
+        rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(table), r.makespan)
+        rows += [(f"check {n}", "", "ok" if v else "FAILED", v) for n, v in r.checks.items()]
+        bad = [row for row in rows if not row[3]]
+        if as_json:
+            typer.echo(json.dumps({
+                "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
+                "rows": [{"what": w_, "symbolic": s_, "simulated": m_, "match": ok}
+                         for w_, s_, m_, ok in rows],
+                "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
+        else:
+            t = Table(title=f"validate {k.name} on a {arr[0]}x{arr[1]} array "
+                            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
+            for col in ("what", "symbolic", "simulated", ""):
+                t.add_column(col, justify="left" if col == "what" else "right")
+            for w_, s_, m_, ok in rows:
+                t.add_row(w_, _fmt(s_), _fmt(m_), "[green]ok[/]" if ok else "[red]DIFFERS[/]")
+            Console().print(t)
+        if bad:
+            raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "
+                                     f"(first: {bad[0][0]}: {bad[0][1]} vs {bad[0][2]})")
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:,.3f}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def compare(sym_counts: dict[str, Any], sym_energy: dict[str, Any], latency: int,
+            sim_counts: dict[str, Any], sim_energy: dict[str, Any], makespan: int
+            ) -> list[tuple[str, Any, Any, bool]]:
+    """Rows (what, symbolic, simulated, equal): counts exact, energies to 1e-9 relative."""
+    rows: list[tuple[str, Any, Any, bool]] = []
+    for c in CLASSES:
+        rows.append((f"{c} accesses", int(sym_counts[c]), int(sim_counts[c]),
+                     int(sym_counts[c]) == int(sim_counts[c])))
+    for op in sorted(set(sym_counts["ops"]) | set(sim_counts["ops"])):
+        a, b = int(sym_counts["ops"].get(op, 0)), int(sim_counts["ops"].get(op, 0))
+        rows.append((f"op {op}", a, b, a == b))
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+    for c in CLASSES:
+        a, b = float(sym_energy["by_class"][c]), float(sim_energy["by_class"][c])
+        rows.append((f"energy {c} (pJ)", a, b, close(a, b)))
+    for op in sorted(set(sym_energy["by_op"]) | set(sim_energy["by_op"])):
+        a, b = float(sym_energy["by_op"].get(op, 0.0)), float(sim_energy["by_op"].get(op, 0.0))
+        rows.append((f"energy op {op} (pJ)", a, b, close(a, b)))
+    a, b = float(sym_energy["total"]), float(sim_energy["total"])
+    rows.append(("energy total (pJ)", a, b, close(a, b)))
+    rows.append(("latency (cycles)", int(latency), int(makespan), int(latency) == int(makespan)))
+    return rows

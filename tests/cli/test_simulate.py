@@ -1,0 +1,85 @@
+"""``polyjoule simulate`` and ``polyjoule validate``: output and exact exit codes."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from polyjoule.cli import app
+
+runner = CliRunner()
+
+
+def _err_line(result) -> str:
+    text = (result.stderr if hasattr(result, "stderr") else result.output).strip()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def test_simulate_worked_example() -> None:
+    r = runner.invoke(app, ["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6"])
+    assert r.exit_code == 0, r.output
+    assert "makespan" in r.output and "16" in r.output and "causality ok" in r.output
+
+
+def test_simulate_json_and_file(tmp_path: Path) -> None:
+    src = resources.files("polyjoule.kernels").joinpath("data", "gesummv.yaml").read_text()
+    f = tmp_path / "mine.yaml"
+    f.write_text(src)
+    r = runner.invoke(app, ["simulate", str(f), "--array", "2x2", "--set", "N0=4,N1=6", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["makespan_cycles"] == 16
+    assert out["phases"][0]["schedule"]["lambda_K"] == [2, 5]
+    assert out["counts"]["FD"] > 0 and all(out["checks"].values())
+
+
+def test_validate_agrees() -> None:
+    r = runner.invoke(app, ["validate", "gesummv", "--array", "2x2", "--sizes", "N0=5,N1=7"])
+    assert r.exit_code == 0, r.output
+    assert "DIFFERS" not in r.output and "latency" in r.output
+    r = runner.invoke(app, ["validate", "gemm", "--array", "1x4", "--dataset", "MINI", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["ok"] and all(row["match"] for row in out["rows"])
+
+
+def test_validate_reports_a_difference_with_exit_1(monkeypatch) -> None:
+    import polyjoule.mapping.schedule as sched
+
+    real = sched.kernel_latency
+    monkeypatch.setattr(sched, "kernel_latency", lambda s, v: real(s, v) + 1)
+    r = runner.invoke(app, ["validate", "gesummv", "--array", "2x2", "--sizes", "N0=5,N1=7"])
+    assert r.exit_code == 1
+    assert "DIFFERS" in r.output
+    assert "latency" in _err_line_from(r)
+
+
+def _err_line_from(result) -> str:
+    text = result.stderr if hasattr(result, "stderr") else result.output
+    return [ln for ln in text.splitlines() if ln.startswith("polyjoule: error")][0]
+
+
+def test_bad_input_is_one_line_exit_2() -> None:
+    cases = [
+        (["simulate", "gesummv", "--set", "N0=100000,N1=100000"], "limit"),
+        (["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6", "--pi", "0"], "pi"),
+        (["simulate", "jacobi-1d", "--array", "1x4", "--order", "t,i"], "violates"),
+        (["simulate", "gesummv", "--order", "i0,q"], "no dim"),
+        (["simulate", "nosuchkernel"], "unknown kernel"),
+        (["simulate", "gesummv", "--set", "N0=x"], "not an integer"),
+        (["validate", "gesummv", "--sizes", "N0=4"], "N1"),
+        (["simulate", "gesummv", "--array", "0x2"], "--array"),
+        (["simulate", "gesummv", "--memory-limit", "0.000001"], "limit"),
+        (["simulate", "gesummv", "--set", "N0=0,N1=3"], "minimum"),
+        (["simulate", "gesummv", "--set", "Q=3"], "no parameter"),
+        (["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6", "--w", "-1"], "w="),
+    ]
+    for args, needle in cases:
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert needle in _err_line(r), (args, r.output)
