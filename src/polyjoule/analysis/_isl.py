@@ -56,6 +56,37 @@ def _conds_of(bset: isl.BasicSet, nvars: int, divs: list[Div]) -> tuple[Cond, ..
     return tuple(out)
 
 
+def samples(pwqp: isl.PwQPolynomial, names: list[str]) -> list[list[dict[str, int]]]:
+    """Per piece, one integer point of each conjunction of its domain (for quick checks)."""
+    out = []
+    for dom, _ in pwqp.get_pieces():
+        pts = []
+        for b in dom.get_basic_sets():
+            pt = b.sample_point()
+            if pt.is_void():
+                continue
+            pts.append({n: int(str(pt.get_coordinate_val(isl.dim_type.param, i)))
+                        for i, n in enumerate(names)})
+        out.append(pts)
+    return out
+
+
+def prover(pwqp: isl.PwQPolynomial):  # type: ignore[no-untyped-def]
+    """``agree(a, b)``: does piece ``a``'s polynomial equal piece ``b``'s on ``b``'s domain?
+
+    Proved by isl (the difference, simplified in each conjunction's context, is zero);
+    ``False`` means "not proved", not "different".
+    """
+    pieces = pwqp.get_pieces()
+
+    def agree(a: int, b: int) -> bool:
+        qa, (db, qb) = pieces[a][1], pieces[b]
+        diff = qa.sub(qb)
+        return all(diff.gist(isl.Set.from_basic_set(bs)).is_zero() for bs in db.get_basic_sets())
+
+    return agree
+
+
 def to_formula(pwqp: isl.PwQPolynomial, names: list[str]) -> Formula:
     """Convert isl's result into a :class:`Formula` over ``names`` (the isl parameters)."""
     nvars = len(names)

@@ -239,7 +239,7 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
         current = current.intersect(isl.Set(head + alt + " }")).coalesce()
     pwqp = current.card().coalesce()
     formula = _isl.to_formula(pwqp, params)
-    return merge_pieces(formula)
+    return merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp))
 
 
 def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:

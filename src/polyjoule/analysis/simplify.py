@@ -8,6 +8,8 @@ substituting that conjunction's equalities, exactly, with sympy).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy
 
 from polyjoule.analysis.formula import Cond, Formula, Piece
@@ -72,30 +74,53 @@ def _absorb(a: Piece, b: Piece) -> Piece:
     return Piece(a.divs + b.divs, dom_a + dom_b, terms, a.den)
 
 
-def merge_pieces(f: Formula) -> Formula:
+def _value(piece: Piece, vars_: tuple[str, ...], env: dict[str, int]) -> int:
+    """The piece's polynomial at ``env``, ignoring its domain."""
+    return int(Formula(vars_, (Piece(piece.divs, ((),), piece.terms, piece.den),)).evaluate(env))
+
+
+def merge_pieces(f: Formula, samples: list[list[dict[str, int]]] | None = None,
+                 prove: Callable[[int, int], bool] | None = None) -> Formula:
     """Absorb pieces into one whose polynomial agrees on their domains.
 
     Candidates to absorb into are tried most generic first (fewest equalities in their
     domain): the polynomial Barvinok found for the general case usually covers the rest.
+    ``samples`` (a point of each conjunction of each piece) reject most pairs numerically
+    before the exact checks: ``prove(a, b)`` (isl, fast) and then sympy (small ranges).
     """
     pieces = list(f.pieces)
     if len(pieces) < 2:
         return f
-    parts = Formula(f.vars, tuple(pieces)).piece_parts()
+    cache: dict[int, tuple[sympy.Expr, list[Conj]]] = {}
+
+    def parts(i: int) -> tuple[sympy.Expr, list[Conj]]:
+        """Sympy form of piece ``i``, built only when the isl proof did not settle a pair."""
+        if i not in cache:
+            cache[i] = Formula(f.vars, (pieces[i],)).piece_parts()[0]
+        return cache[i]
 
     def generality(i: int) -> tuple[int, int]:
         eqs = min(sum(1 for c in conj if c.eq) for conj in pieces[i].domain) if pieces[i].domain else 0
         return (eqs, -len(pieces[i].domain))
 
+    def agrees(a: int, b: int) -> bool:
+        if samples is not None and any(
+                _value(pieces[a], f.vars, env) != _value(pieces[b], f.vars, env)
+                for env in samples[b]):
+            return False
+        if prove is not None and prove(a, b):
+            return True
+        pa, pb = parts(a)[0], parts(b)
+        return all(_agree_on(pa - pb[0], c) for c in pb[1])
+
     alive = sorted(range(len(pieces)), key=generality)
-    out: list[tuple[Piece, tuple]] = []
+    out: list[Piece] = []
     while alive:
         a = alive[0]
-        pa, ca = parts[a]
-        absorbed = [b for b in alive[1:] if all(_agree_on(pa - parts[b][0], c) for c in parts[b][1])]
+        absorbed = [b for b in alive[1:] if agrees(a, b)]
         merged = pieces[a]
         for b in absorbed:
             merged = _absorb(merged, pieces[b])
-        out.append((merged, ()))
+        out.append(merged)
         alive = [b for b in alive[1:] if b not in absorbed]
-    return Formula(f.vars, tuple(p for p, _ in out))
+    return Formula(f.vars, tuple(out))
