@@ -143,3 +143,16 @@ def test_worked_schedule_example_through_cli_json():
     assert s["lambda_K_symbolic"] == ["p0", "p0*p1 - p0 + 1"]
     assert s["lambda_J"] == [1, 2] and s["lambda_K"] == [2, 5] and s["L_c"] == 4
     assert data["latency_cycles"] == 16
+
+
+def test_vectorised_fixed_tiles_equal_scalar():
+    """Fixed-tile kernels (trmm: a tiled dim coupled with a sequential one) vectorise too."""
+    a = analyze("trmm", array=(2, 2))
+    n = np.array([3, 4, 7, 10])
+    many = a.evaluate_many({"M": n, "N": n + 1})
+    for i, x in enumerate(n):
+        r = a.evaluate({"M": int(x), "N": int(x) + 1})
+        assert r.modes["trmm"] == "fixed"
+        for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
+            assert many[c][i] == r.counts[c]
+        assert many["energy_pj"][i] == pytest.approx(r.energy_pj["total"])

@@ -220,18 +220,60 @@ class Analysis:
             modes=modes,
         )
 
+    def counts(self, values: Mapping[str, int]) -> dict[str, int]:
+        """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed compute
+        statement per phase, summed) at scalar values, by interpreting each formula.
+
+        The same numbers as :meth:`evaluate` without its report rows.
+        """
+        out: dict[str, int] = dict.fromkeys(CLASSES, 0)
+        out["work"] = 0
+        for ph in self.phases:
+            vals = {p: int(values[p]) for p in ph.pra.params}
+            sizes = tuple(int(x) for x in self._check(ph, vals))
+            vols = ph.volumes_for(sizes)
+            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
+            work = 0
+            for v in vols:
+                n = int(v.formula.evaluate(env))
+                for c, k in v.case.accesses.items():
+                    out[c] += n * k
+                st = v.case.statement
+                if st.kind == "compute":
+                    assert st.expr is not None
+                    for op, m in st.expr.ops:
+                        out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
+                    work = max(work, n)
+            out["work"] += work
+        return out
+
+    def counts_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Vectorised :meth:`counts`: generated numpy code when every phase is symbolic
+        (``analysis.compiled``); point by point when tile sizes are fixed per point."""
+        if all(ph.volumes is not None for ph in self.phases):
+            if self._compiled is None:
+                from polyjoule.analysis.compiled import CompiledAnalysis
+
+                self._compiled = CompiledAnalysis(self)
+            return self._compiled.counts(values)
+        arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
+        shape = np.broadcast_shapes(*(x.shape for x in arrays.values()))
+        flat = {k: np.broadcast_to(x, shape).reshape(-1) for k, x in arrays.items()}
+        n = int(np.prod(shape)) if shape else 1
+        rows = [self.counts({k: int(x[i]) for k, x in flat.items()}) for i in range(n)]
+        keys = sorted({k for r in rows for k in r}, key=lambda k: (k.startswith("ops."), k == "work", k))
+        return {k: np.asarray([r.get(k, 0) for r in rows], dtype=np.int64).reshape(shape) for k in keys}
+
     def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised over design points: per-class counts (``RD``..``DR``), ``ops.<op>``,
-        ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``, ``energy_pj``, ``work``.
+        ``work``, ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``, ``energy_pj``.
 
-        Runs generated numpy code (``analysis.compiled``), exact: int64 where it cannot
-        overflow, Python integers where it could.
+        Exact: int64 where it cannot overflow, Python integers where it could.
         """
-        from polyjoule.analysis.compiled import CompiledAnalysis
+        from polyjoule.analysis.compiled import energies
 
-        if self._compiled is None:
-            self._compiled = CompiledAnalysis(self)
-        return self._compiled.evaluate_many(values)
+        c = self.counts_many(values)
+        return {**c, **energies(c, self.table, [ph.pra.dtype for ph in self.phases])}
 
 
 class FormulaStore(Protocol):

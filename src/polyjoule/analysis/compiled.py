@@ -16,7 +16,7 @@ overflow the phase falls back to ``Formula.evaluate`` (Python integers). Results
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ import sympy
 from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
+from polyjoule.errors import SpecError
 from polyjoule.mapping.tiling import CLASSES, min_tile
 
 _SAFE = 2**62
@@ -293,32 +294,33 @@ class CompiledAnalysis:
         return {k: v.reshape(shape) for k, v in out.items()}
 
     def evaluate_many(self, values: Mapping[str, Any], table: Any = None) -> dict[str, np.ndarray]:
-        """Same keys as ``Analysis.evaluate_many`` plus ``energy.op.<op>``, ``energy.compute``
-        and ``work``; ``table`` (an EnergyTable) overrides the analysis's table."""
+        """Counts plus ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``,
+        ``energy_pj``; ``table`` (an EnergyTable) overrides the analysis's table."""
         c = self.counts(values)
-        return energies(c, table or self.analysis.table, self.analysis.phases[0].pra.dtype
-                        if len({ph.pra.dtype for ph in self.analysis.phases}) == 1 else None,
-                        self.analysis)
+        return {**c, **energies(c, table or self.analysis.table,
+                                [ph.pra.dtype for ph in self.analysis.phases])}
 
 
-def energies(counts: Mapping[str, np.ndarray], table: Any, dtype: str | None,
-             a: Analysis) -> dict[str, np.ndarray]:
+def energies(counts: Mapping[str, np.ndarray], table: Any, dtypes: Sequence[str]) -> dict[str, np.ndarray]:
     """Energies from integer counts: access counts x pJ per access, op counts x pJ per op.
 
-    Energy is linear in the counts, so one set of counts serves every energy table.
+    Energy is linear in the counts, so one set of counts serves every energy table. Op
+    counts are summed over phases, so the phases must share one data type.
     """
-    res: dict[str, np.ndarray] = dict(counts)
+    if len(set(dtypes)) > 1:
+        raise SpecError(f"energy: phases with different data types {sorted(set(dtypes))}: "
+                        "op energies need one data type per kernel")
+    res: dict[str, np.ndarray] = {}
     total: Any = 0.0
     for c in CLASSES:
         e = counts[c] * float(table.access_pj[c])
         res[f"energy.{c}"] = e
         total = total + e
     comp: Any = 0.0
-    dt = dtype or a.phases[0].pra.dtype
     for k in counts:
         if k.startswith("ops."):
             op = k[4:]
-            e = counts[k] * float(table.op(dt, op))
+            e = counts[k] * float(table.op(dtypes[0], op))
             res[f"energy.op.{op}"] = e
             comp = comp + e
     res["energy.compute"] = comp + np.zeros_like(total)

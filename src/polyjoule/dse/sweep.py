@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
+from polyjoule.analysis.compiled import energies
 from polyjoule.arch.energy import EnergyTable, default_table
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
@@ -178,69 +179,15 @@ def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray]) -> n
 
 
 def counts_many(a: Analysis, sizes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Integer counts (classes, ``ops.<op>``, ``work``) of every point.
-
-    Symbolic phases use the compiled evaluator; kernels whose tiles must be fixed per point
-    (``mode == "fixed"``) fall back to scalar ``Analysis.evaluate`` per point.
-    """
-    from polyjoule.analysis.compiled import CompiledAnalysis
-
-    if all(ph.volumes is not None for ph in a.phases):
-        return CompiledAnalysis(a).counts(sizes)
-    n = next(iter(sizes.values())).shape[0]
-    rows = [scalar_counts(a, {p: int(v[i]) for p, v in sizes.items()}) for i in range(n)]
-    keys = sorted({k for r in rows for k in r}, key=lambda k: (k.startswith("ops."), k == "work", k))
-    return {k: np.asarray([r.get(k, 0) for r in rows], dtype=np.int64) for k in keys}
+    """Integer counts (classes, ``ops.<op>``, ``work``) of every point
+    (:meth:`Analysis.counts_many`)."""
+    return a.counts_many(sizes)
 
 
 def scalar_counts(a: Analysis, values: Mapping[str, int]) -> dict[str, int]:
-    """Counts of one point with the scalar formula interpreter (``Formula.evaluate``).
-
-    Same numbers as ``Analysis.evaluate`` without building its per-volume display strings
-    (sympy simplification, seconds per point for some kernels); used for fixed-tile kernels
-    and as the independent scalar side of ``--validate``.
-    """
-    from polyjoule.analysis.counts import symbolic_env
-
-    out: dict[str, int] = dict.fromkeys(CLASSES, 0)
-    out["work"] = 0
-    for ph in a.phases:
-        vals = {p: int(values[p]) for p in ph.pra.params}
-        sizes = tuple(int(x) for x in a._check(ph, vals))
-        vols = ph.volumes_for(sizes)
-        env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
-        work = 0
-        for v in vols:
-            n = int(v.formula.evaluate(env))
-            for c, k in v.case.accesses.items():
-                out[c] += n * k
-            st = v.case.statement
-            if st.kind == "compute":
-                assert st.expr is not None
-                for op, m in st.expr.ops:
-                    out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
-                work = max(work, n)
-        out["work"] += work
-    return out
-
-
-def energies(counts: Mapping[str, np.ndarray], table: EnergyTable, dtypes: Sequence[str]) -> dict[str, np.ndarray]:
-    """``energy.<class>``, ``energy.compute`` and ``energy_pj`` from integer counts."""
-    out: dict[str, np.ndarray] = {}
-    total: Any = 0.0
-    for c in CLASSES:
-        out[f"energy.{c}"] = counts[c] * float(table.access_pj[c])
-        total = total + out[f"energy.{c}"]
-    comp: Any = np.zeros_like(total)
-    dt = dtypes[0]
-    if len(set(dtypes)) > 1:
-        raise PolyjouleError("sweep: phases with different data types are not supported yet")
-    for k, v in counts.items():
-        if k.startswith("ops."):
-            comp = comp + v * float(table.op(dt, k[4:]))
-    out["energy.compute"] = comp
-    out["energy_pj"] = total + comp
-    return out
+    """Counts of one point with the scalar formula interpreter (:meth:`Analysis.counts`):
+    used for fixed-tile kernels and as the independent scalar side of ``--validate``."""
+    return a.counts(values)
 
 
 # ----------------------------------------------------------------------------- pareto
