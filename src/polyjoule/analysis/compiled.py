@@ -390,17 +390,7 @@ class CompiledLatency:
         return ns["_lat"]
 
     def _tile_sizes(self, arrays: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        s = self.schedule
-        p = []
-        for l, d in enumerate(s.pra.dims):
-            e = np.asarray(d.extent.evaluate(arrays))
-            if s.tiling.tiled(l) and s.tiling.p is not None:
-                p.append(np.full_like(e, s.tiling.p[l]))
-            elif s.tiling.tiled(l):
-                p.append(-(-e // s.tiling.t[l]))
-            else:
-                p.append(e)
-        return p
+        return self.schedule.tiling.sizes_many(self.schedule.pra, arrays)
 
     def _selfcheck(self) -> None:
         pra = self.schedule.pra

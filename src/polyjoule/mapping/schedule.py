@@ -823,15 +823,7 @@ class Schedule:
         Parameter minima and tile legality are not checked per point (use :meth:`latency`).
         """
         arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
-        p = []
-        for l, d in enumerate(self.pra.dims):
-            e = np.asarray(d.extent.evaluate(arrays))
-            if self.tiling.tiled(l) and self.tiling.p is not None:
-                p.append(np.full_like(e, self.tiling.p[l]))
-            elif self.tiling.tiled(l):
-                p.append(-(-e // self.tiling.t[l]))
-            else:
-                p.append(e)
+        p = self.tiling.sizes_many(self.pra, arrays)
         pool = self.candidates if self.auto else [self.chosen]
         big = np.iinfo(np.int64).max
         lat = np.stack([np.where(c.feasible_many(p), c.latency_many(arrays, p), big)

@@ -87,6 +87,22 @@ class Tiling:
         return tuple(out)
 
 
+    def sizes_many(self, pra: PRA, values: Mapping[str, object]) -> list:
+        """Tile sizes per dim for arrays of parameter values (vectorised, unchecked)."""
+        import numpy as np
+
+        out = []
+        for l, d in enumerate(pra.dims):
+            e = np.asarray(d.extent.evaluate(values))
+            if self.tiled(l) and self.p is not None:
+                out.append(np.full_like(e, self.p[l]))
+            elif self.tiled(l):
+                out.append(-(-e // self.t[l]))
+            else:
+                out.append(e)
+        return out
+
+
 @dataclass(frozen=True)
 class Case:
     """One case of a statement after tiling: where its value lives and how many accesses."""
