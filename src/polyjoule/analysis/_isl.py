@@ -13,12 +13,30 @@ from polyjoule.analysis.formula import Cond, Div, Formula, Piece
 HAS_BARVINOK = hasattr(isl.Set, "card")
 
 
-def card(params: list[str], dims: list[str], pieces: list[list[str]]) -> isl.PwQPolynomial:
-    """Number of integer points of the union of ``pieces`` (each a list of constraint texts)."""
-    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
-    parts = [" and ".join(p) if p else "true" for p in pieces]
-    text = head + " or ".join(f"({p})" for p in parts) + " }" if parts else head + "false }"
-    return isl.Set(text).coalesce().card().coalesce()
+class Sets:
+    """Parametric sets over one space, built from constraint texts (memoised), and counted."""
+
+    def __init__(self, params: list[str], dims: list[str]):
+        self.head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+        self._memo: dict[tuple[tuple[str, ...], ...], isl.Set] = {}
+
+    def union(self, pieces: list[list[str]]) -> isl.Set:
+        """The union of conjunctions (each a list of constraint texts)."""
+        key = tuple(tuple(p) for p in pieces)
+        hit = self._memo.get(key)
+        if hit is None:
+            alt = " or ".join("(" + (" and ".join(p) or "true") + ")" for p in pieces) or "false"
+            hit = self._memo[key] = isl.Set(self.head + alt + " }")
+        return hit
+
+    @staticmethod
+    def intersect(a: isl.Set, b: isl.Set) -> isl.Set:
+        return a.intersect(b).coalesce()
+
+    @staticmethod
+    def card(s: isl.Set) -> isl.PwQPolynomial:
+        """Barvinok: the number of integer points, as a piecewise quasi-polynomial."""
+        return s.card().coalesce()
 
 
 def _val(v: isl.Val) -> Fraction:

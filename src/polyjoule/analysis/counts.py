@@ -199,47 +199,51 @@ class _Rewriter:
         return out
 
 
+class _Counter:
+    """Counts the cases of one PRA under one tiling, sharing the tiled iteration space."""
+
+    def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
+                 fixed: tuple[int, ...] | None):
+        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed)
+        dims = [f"j_{d.name}" for d in pra.dims]
+        dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if tiling.tiled(l)]
+        params = [x for g in groups or [] for x in (g.p, g.t, g.r)] if fixed is None else []
+        self.params = params + list(pra.params)  # a parameter may appear outside its (p, t, r)
+        self.sets = _isl.Sets(self.params, dims)
+        base: list[str] = []
+        need = min_tile(pra)
+        for l, d in enumerate(pra.dims):
+            if tiling.tiled(l):
+                pt = self.rw.tile_term(l).isl()
+                base += [f"j_{d.name} >= 0", f"j_{d.name} <= {pt} - 1", f"k_{d.name} >= 0"]
+                if fixed is None:
+                    base.append(f"k_{d.name} <= {self.rw.dim_group[l].t} - 1")
+        for g in groups or [] if fixed is None else []:
+            base += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
+                     f"{g.r} >= 1", f"{g.r} <= {g.p}"]
+        base += [f"{p} >= {lo}" for p, lo in pra.param_min]
+        self.tile_terms = {l: self.rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
+        space = self.sets.union([base])
+        for c in pra.domain():  # shared by every case
+            space = self.sets.intersect(space, self.sets.union(self.rw.pieces(c)))
+        self.space = space
+
+    def count(self, case: Case) -> Formula:
+        current = self.space
+        for c in case.statement.when:
+            current = self.sets.intersect(current, self.sets.union(self.rw.pieces(c)))
+        for c in case.conditions(self.pra.dim_names, self.tile_terms):
+            text = f"{c.expr.isl()} {'=' if c.eq else '>='} 0"
+            current = self.sets.intersect(current, self.sets.union([[text]]))
+        pwqp = self.sets.card(current)
+        formula = _isl.to_formula(pwqp, self.params)
+        return merge_pieces(formula, _isl.samples(pwqp, self.params), _isl.prover(pwqp))
+
+
 def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None,
                 fixed: tuple[int, ...] | None) -> Formula:
     """Count the points of one statement case (see module docstring)."""
-    rw = _Rewriter(pra, tiling, groups, fixed)
-    dims = [f"j_{d.name}" for d in pra.dims]
-    dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if tiling.tiled(l)]
-    if fixed is None:
-        params = [x for g in groups or [] for x in (g.p, g.t, g.r)]
-        params += list(pra.params)  # a parameter may still appear outside its (p, t, r) form
-    else:
-        params = list(pra.params)
-    base: list[str] = []
-    need = min_tile(pra)
-    for l, d in enumerate(pra.dims):
-        if tiling.tiled(l):
-            pt = rw.tile_term(l).isl()
-            base += [f"j_{d.name} >= 0", f"j_{d.name} <= {pt} - 1", f"k_{d.name} >= 0"]
-            if fixed is None:
-                base.append(f"k_{d.name} <= {rw.dim_group[l].t} - 1")
-    for g in groups or [] if fixed is None else []:
-        base += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
-                 f"{g.r} >= 1", f"{g.r} <= {g.p}"]
-    for p, lo in pra.param_min:
-        base.append(f"{p} >= {lo}")
-    tile_terms = {l: rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
-    # rename j_<dim> symbols used by case conditions: they are already j_ names
-    constraints = list(pra.statement_space(case.statement))
-    unions: list[list[list[str]]] = [rw.pieces(c) for c in constraints]
-    for c in case.conditions(pra.dim_names, tile_terms):
-        unions.append([[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]])
-    # distribute: intersect the unions one by one, dropping empty conjunctions early
-    import islpy as isl
-
-    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
-    current = isl.Set(head + (" and ".join(base) or "true") + " }")
-    for u in unions:
-        alt = " or ".join("(" + " and ".join(conj) + ")" for conj in u)
-        current = current.intersect(isl.Set(head + alt + " }")).coalesce()
-    pwqp = current.card().coalesce()
-    formula = _isl.to_formula(pwqp, params)
-    return merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp))
+    return _Counter(pra, tiling, groups, fixed).count(case)
 
 
 def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
@@ -256,12 +260,13 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
     """
     groups = groups_of(pra, tiling) if fixed is None else None
+    counter = _Counter(pra, tiling, groups, fixed)
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
     for c in cases(pra, tiling):
         key = _key(pra, tiling, c)
         if key not in memo:
-            memo[key] = derive_case(pra, tiling, c, groups, fixed)
+            memo[key] = counter.count(c)
         out.append(Volume(c, memo[key]))
     return out, "symbolic" if fixed is None else "fixed"
 
