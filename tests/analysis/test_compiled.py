@@ -33,7 +33,7 @@ def interpreted(a, vals):
     out = {c: 0 for c in CLASSES}
     for ph in a.phases:
         pv = {p: vals[p] for p in ph.pra.params}
-        env = symbolic_env(ph.pra, ph.tiling, ph.groups, pv, a._check(ph, pv))
+        env = symbolic_env(ph.pra, ph.tiling, ph.groups, pv, a.tile_sizes(ph, pv))
         for v in ph.volumes:
             n = np.asarray(v.formula.evaluate(env)).astype(np.int64)
             for c, k in v.case.accesses.items():

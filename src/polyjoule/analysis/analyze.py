@@ -7,7 +7,7 @@ arithmetic on compiled formulas, for Python scalars or numpy arrays of design po
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -67,7 +67,7 @@ class PhaseAnalysis:
     groups: list[Group]
     volumes: list[Volume] | None  # symbolic mode: derived once
     _fixed: dict[tuple[int, ...], list[Volume]] = field(default_factory=dict)
-    _display: dict[int, str] = field(default_factory=dict)
+    _display: dict[tuple[int, tuple[int, ...] | None], str] = field(default_factory=dict)
 
     def volumes_for(self, sizes: tuple[int, ...]) -> list[Volume]:
         if self.volumes is not None:
@@ -76,12 +76,13 @@ class PhaseAnalysis:
             self._fixed[sizes] = derive(self.pra, self.tiling, fixed=sizes)[0]
         return self._fixed[sizes]
 
-    def formula_text(self, k: int, vols: list[Volume]) -> str:
-        if self.volumes is None:
-            return display(vols[k].formula, self.pra, [])
-        if k not in self._display:
-            self._display[k] = display(vols[k].formula, self.pra, self.groups)
-        return self._display[k]
+    def formula_text(self, k: int, sizes: tuple[int, ...]) -> str:
+        """Display text of case ``k`` (per tile sizes in fixed mode), built once."""
+        key = (k, sizes if self.volumes is None else None)
+        if key not in self._display:
+            vols = self.volumes_for(sizes)
+            self._display[key] = display(vols[k].formula, self.pra, self.groups)
+        return self._display[key]
 
 
 @dataclass(frozen=True)
@@ -146,70 +147,66 @@ class Analysis:
     derive_seconds: float
     _compiled: Any = field(default=None, repr=False)
 
-    def _check(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
+    def tile_sizes(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Tile sizes per dim at ``values`` (ints or arrays), after checking the domain the
+        formulas hold on: parameter minima, extents >= 1, no more tiles than PEs, tiles at
+        least every dependence distance. Outside it: an error, never a silent 0."""
         pra = ph.pra
         pra.check_params(values)
         for p, lo in pra.param_min:
             if np.any(np.asarray(values[p]) < lo):
                 raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
         need = min_tile(pra)
-        sizes = []
-        for l, d in enumerate(pra.dims):
-            extent = d.extent.evaluate(values)
-            if np.any(np.asarray(extent) < 1):
+        sizes = ph.tiling.sizes_many(pra, values)
+        for l, (d, p) in enumerate(zip(pra.dims, sizes, strict=True)):
+            extent = np.asarray(d.extent.evaluate(values))
+            if np.any(extent < 1):
                 raise ParameterRangeError(f"parameters: dim {d.name} has extent {d.extent} < 1")
-            t = ph.tiling.t[l]
-            if ph.tiling.p is not None and ph.tiling.tiled(l):
-                p = ph.tiling.p[l] + 0 * extent
-            else:
-                p = -(-extent // t)
             if not ph.tiling.tiled(l):
-                p = extent
-            if ph.tiling.tiled(l):
-                if np.any(-(-np.asarray(extent) // np.asarray(p)) > t):
-                    raise InfeasibleMapping(
-                        f"--tile: dim {d.name}: tile size too small, needs more than {t} PEs"
-                    )
-                if np.any(np.asarray(p) < need[l]):
-                    raise InfeasibleMapping(
-                        f"dim {d.name}: tile size below the dependence distance {need[l]} "
-                        "(problem too small for the array, or --tile too small)"
-                    )
-            sizes.append(p)
+                continue
+            if np.any(p < 1) or np.any(-(-extent // np.maximum(p, 1)) > ph.tiling.t[l]):
+                raise InfeasibleMapping(
+                    f"--tile: dim {d.name}: tile size too small, needs more than {ph.tiling.t[l]} PEs")
+            if np.any(p < need[l]):
+                raise InfeasibleMapping(
+                    f"dim {d.name}: tile size below the dependence distance {need[l]} "
+                    "(problem too small for the array, or --tile too small)")
+        if all(np.ndim(p) == 0 for p in sizes):
+            return tuple(int(p) for p in sizes)
         return tuple(sizes)
 
+    def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
+        """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
+        for ph in self.phases:
+            vals = {p: int(values[p]) for p in ph.pra.params}
+            sizes = self.tile_sizes(ph, vals)
+            vols = ph.volumes_for(sizes)
+            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
+            for k, v in enumerate(vols):
+                yield ph, sizes, k, v, int(v.formula.evaluate(env))
+
     def evaluate(self, values: Mapping[str, int]) -> Result:
-        """Counts and energy for scalar parameter values."""
+        """Counts, energies and the per-case report rows for scalar parameter values."""
         counts = dict.fromkeys(CLASSES, 0)
         ops: dict[str, int] = {}
         e_class = dict.fromkeys(CLASSES, 0.0)
         e_op: dict[str, float] = {}
         rows: list[VolumeRow] = []
         tile_sizes: dict[str, tuple[int, ...]] = {}
-        modes: dict[str, str] = {}
-        for ph in self.phases:
-            vals = {p: int(values[p]) for p in ph.pra.params if p in values}
-            sizes = tuple(int(s) for s in self._check(ph, vals))
+        for ph, sizes, k, v, n in self._volumes_at(values):
             tile_sizes[ph.pra.name] = sizes
-            modes[ph.pra.name] = ph.mode
-            vols = ph.volumes_for(sizes)
-            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
-            for k, v in enumerate(vols):
-                n = int(v.formula.evaluate(env))
-                bc, bo = case_energy(v, ph.pra, self.table)
-                for c, a in v.case.accesses.items():
-                    counts[c] += n * a
-                for c, e in bc.items():
-                    e_class[c] += n * e
-                s = v.case.statement
-                if s.kind == "compute":
-                    assert s.expr is not None
-                    for op, m in s.expr.ops:
-                        ops[op] = ops.get(op, 0) + n * m
-                        e_op[op] = e_op.get(op, 0.0) + n * bo[op]
-                rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
-                                      ph.formula_text(k, vols), n,
-                                      n * (sum(bc.values()) + sum(bo.values()))))
+            bc, bo = case_energy(v, ph.pra, self.table)
+            for c, a in v.case.accesses.items():
+                counts[c] += n * a
+            for c, e in bc.items():
+                e_class[c] += n * e
+            s = v.case.statement
+            for op, m in (s.expr.ops if s.kind == "compute" and s.expr is not None else ()):
+                ops[op] = ops.get(op, 0) + n * m
+                e_op[op] = e_op.get(op, 0.0) + n * bo[op]
+            rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
+                                  ph.formula_text(k, sizes), n,
+                                  n * (sum(bc.values()) + sum(bo.values()))))
         total = sum(e_class.values()) + sum(e_op.values())
         return Result(
             values={k: int(v) for k, v in values.items()},
@@ -217,34 +214,23 @@ class Analysis:
             counts={**counts, "ops": dict(sorted(ops.items()))},
             energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
             volumes=rows,
-            modes=modes,
+            modes={ph.pra.name: ph.mode for ph in self.phases},
         )
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
         """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed compute
-        statement per phase, summed) at scalar values, by interpreting each formula.
-
-        The same numbers as :meth:`evaluate` without its report rows.
-        """
+        statement per phase, summed) at scalar values: :meth:`evaluate` without the report."""
         out: dict[str, int] = dict.fromkeys(CLASSES, 0)
-        out["work"] = 0
-        for ph in self.phases:
-            vals = {p: int(values[p]) for p in ph.pra.params}
-            sizes = tuple(int(x) for x in self._check(ph, vals))
-            vols = ph.volumes_for(sizes)
-            env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
-            work = 0
-            for v in vols:
-                n = int(v.formula.evaluate(env))
-                for c, k in v.case.accesses.items():
-                    out[c] += n * k
-                st = v.case.statement
-                if st.kind == "compute":
-                    assert st.expr is not None
-                    for op, m in st.expr.ops:
-                        out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
-                    work = max(work, n)
-            out["work"] += work
+        work: dict[str, int] = {}
+        for ph, _, _, v, n in self._volumes_at(values):
+            for c, k in v.case.accesses.items():
+                out[c] += n * k
+            s = v.case.statement
+            if s.kind == "compute" and s.expr is not None:
+                for op, m in s.expr.ops:
+                    out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
+                work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
+        out["work"] = sum(work.values())
         return out
 
     def counts_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

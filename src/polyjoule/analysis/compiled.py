@@ -272,7 +272,7 @@ class CompiledAnalysis:
             for cp in self.phases:
                 ph = cp.phase
                 vals = {p: part[p] for p in ph.pra.params}
-                sizes = a._check(ph, vals)
+                sizes = a.tile_sizes(ph, vals)
                 env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes)
                 vols = cp.volumes(env)
                 if any(np.asarray(x).dtype == object for x in vols) and out["work"].dtype != object:
