@@ -83,9 +83,9 @@ def default_table() -> EnergyTable:
     return EnergyTable("empty", {}, {}, {}).merged(yaml.safe_load(text), "<default>")
 
 
-def load_table(path: str | Path | None) -> EnergyTable:
-    """The default table, with ``path``'s values overriding when given."""
-    base = default_table()
+def load_table(path: str | Path | None, base: EnergyTable | None = None) -> EnergyTable:
+    """``base`` (default: the 45 nm table), with ``path``'s values overriding when given."""
+    base = base or default_table()
     if path is None:
         return base
     p = Path(path)

@@ -122,13 +122,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
         from polyjoule.analysis import analyze
-        from polyjoule.arch.energy import load_table
+        from polyjoule.cli.symbolic import resolve_table
         from polyjoule.mapping.schedule import kernel_latency, kernel_schedules
         from polyjoule.sim import simulate as run
 
         k, arr, tl = _common(kernel, array, tile)
         values = _values(k, set_, sizes, dataset)
-        table = load_table(energy_table)
+        table = resolve_table(array, energy_table)
         r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))
         a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
         sym = a.evaluate(values)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from polyjoule.arch.energy import EnergyTable
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import SpecError
 from polyjoule.mapping.tiling import CLASSES
@@ -40,13 +41,18 @@ def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None) -> dic
 
 
 def parse_array(text: str) -> tuple[int, int]:
-    arr = parse_ints(text, "--array")
-    assert arr is not None
-    if len(arr) == 1:
-        arr = (1, arr[0])
-    if len(arr) != 2 or min(arr) < 1:
-        raise SpecError(f"--array: {text!r} is not ROWSxCOLS with positive sizes")
-    return arr[0], arr[1]
+    """The PE grid of ``--array`` (``ROWSxCOLS`` or an array declaration file)."""
+    from polyjoule.arch.array import array_of
+
+    return array_of(text).shape
+
+
+def resolve_table(array: str, energy_table: Path | None) -> EnergyTable:
+    """The array's energy table (a declaration file may carry one), ``--energy-table`` on top."""
+    from polyjoule.arch.array import array_of
+    from polyjoule.arch.energy import load_table
+
+    return load_table(energy_table, base=array_of(array).energy)
 
 
 def register(app: typer.Typer) -> None:
@@ -54,7 +60,8 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def analyze(
         kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
-        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
+                                  "or an array declaration file (docs/model.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
@@ -64,11 +71,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
-        from polyjoule.arch.energy import load_table
 
         k = load_kernel(kernel)
         values = resolve_values(k, set_, dataset)
-        table = load_table(energy_table)
+        table = resolve_table(array, energy_table)
         a = run(k, array=parse_array(array), tile=parse_ints(tile, "--tile"),
                 energy_table=table, values=values)
         r = a.evaluate(values)
