@@ -61,3 +61,13 @@ def test_bad_declaration_names_the_field(tmp_path, text, field):
         load_array(p)
     res = CliRunner().invoke(app, ["analyze", "gemm", "--array", str(p), "--dataset", "MINI"])
     assert res.exit_code == 2 and "bad.yaml" in res.output and "Traceback" not in res.output
+
+
+def test_python_api_takes_an_array(tmp_path):
+    from polyjoule.analysis import analyze
+
+    p = tmp_path / "a.yaml"
+    p.write_text(DECL)
+    a = load_array(p)
+    r = analyze("gemm", array=a).evaluate({"NI": 4, "NJ": 4, "NK": 4})
+    assert r.energy_pj["by_class"]["DR"] == pytest.approx(r.counts["DR"] * 100.0)

@@ -16,6 +16,7 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
+from polyjoule.arch.array import ProcessorArray
 from polyjoule.arch.energy import EnergyTable, default_table
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
 from polyjoule.mapping.tiling import CLASSES, Tiling, cases, min_tile
@@ -282,7 +283,7 @@ def derivation_key(pra: PRA, tiling: Tiling) -> str:
 
 def analyze(
     kernel: Kernel | str,
-    array: tuple[int, ...] = (8, 8),
+    array: tuple[int, ...] | ProcessorArray = (8, 8),
     tile: tuple[int, ...] | None = None,
     energy_table: EnergyTable | None = None,
     values: Mapping[str, int] | None = None,
@@ -297,7 +298,11 @@ def analyze(
     from polyjoule.kernels.registry import get
 
     k = get(kernel) if isinstance(kernel, str) else kernel
-    table = energy_table or default_table()
+    if isinstance(array, ProcessorArray):
+        table = energy_table or array.energy
+        array = array.shape
+    else:
+        table = energy_table or default_table()
     t0 = time.perf_counter()
     phases = []
     for pra in k.phases:
