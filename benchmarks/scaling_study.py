@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.dse import plots, space
 from polyjoule.dse.cache import FormulaCache
 from polyjoule.dse.output import write_outputs
 from polyjoule.dse.sweep import SweepSpec, run_sweep
 from polyjoule.dse.validate import validate
 from polyjoule.kernels.registry import get
-from polyjoule.mapping.tiling import CLASSES
 
 
 def main() -> None:

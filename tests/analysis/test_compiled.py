@@ -8,8 +8,8 @@ import pytest
 from polyjoule.analysis.analyze import analyze
 from polyjoule.analysis.compiled import CompiledAnalysis
 from polyjoule.analysis.counts import symbolic_env
+from polyjoule.arch.locations import CLASSES
 from polyjoule.kernels.registry import get
-from polyjoule.mapping.tiling import CLASSES
 
 _ANALYSES: dict = {}
 

@@ -18,8 +18,9 @@ from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups
 from polyjoule.analysis.formula import Formula
 from polyjoule.arch.array import ProcessorArray
 from polyjoule.arch.energy import EnergyTable, default_table
+from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.mapping.tiling import CLASSES, Tiling, cases, min_tile
+from polyjoule.mapping.tiling import Tiling, cases, min_tile
 from polyjoule.pra.model import PRA, Kernel
 
 

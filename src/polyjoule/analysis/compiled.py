@@ -26,8 +26,9 @@ import sympy
 from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
+from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import SpecError
-from polyjoule.mapping.tiling import CLASSES, min_tile
+from polyjoule.mapping.tiling import min_tile
 
 _SAFE = 2**62
 CHUNK = 1 << 15

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import SpecError
-from polyjoule.mapping.tiling import CLASSES
 
 
 class _Entry(BaseModel):

@@ -14,11 +14,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import SpecError, ValidationMismatch
 from polyjoule.pra.model import Kernel
-
-CLASSES = ("RD", "FD", "ID", "OD", "IOb", "DR")
 
 
 def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:

@@ -11,9 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from polyjoule.arch.energy import EnergyTable
+from polyjoule.arch.locations import CLASSES
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import SpecError
-from polyjoule.mapping.tiling import CLASSES
 from polyjoule.pra.model import Kernel
 
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import SpecError
-from polyjoule.mapping.tiling import CLASSES
 
 COLORS = {"RD": "#4C72B0", "FD": "#55A868", "ID": "#8172B2", "OD": "#CCB974", "IOb": "#64B5CD",
           "DR": "#C44E52", "compute": "#8C8C8C"}

@@ -35,9 +35,10 @@ import numpy as np
 from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
 from polyjoule.analysis.compiled import energies
 from polyjoule.arch.energy import EnergyTable, default_table
+from polyjoule.arch.locations import CLASSES
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
-from polyjoule.mapping.tiling import CLASSES, Tiling, min_tile
+from polyjoule.mapping.tiling import Tiling, min_tile
 from polyjoule.pra.model import Kernel
 
 #: progress(stage, done, total)

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.dse.space import MappingSpec
 from polyjoule.dse.sweep import SweepResult, SweepSpec, scalar_counts
-from polyjoule.mapping.tiling import CLASSES
 from polyjoule.pra.model import Kernel
 
 

@@ -20,9 +20,6 @@ from polyjoule.errors import InfeasibleMapping, SpecError
 from polyjoule.pra.affine import Affine, Constraint
 from polyjoule.pra.model import PRA, Statement
 
-#: Location classes, in the order reports use.
-CLASSES = ("RD", "FD", "ID", "OD", "IOb", "DR")
-
 #: Accesses one execution of a case makes, per class (see docs/model.md).
 PATHS: dict[str, dict[str, int]] = {
     "input": {"DR": 1, "IOb": 1, "ID": 1},  # DR -> IOb -> ID of the PE that needs it

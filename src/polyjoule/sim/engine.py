@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import InfeasibleSchedule, ResourceLimitError
 from polyjoule.mapping.schedule import ConcreteSchedule, kernel_schedules
 from polyjoule.pra.affine import Affine, Constraint
 from polyjoule.pra.model import PRA, Kernel
 
-CLASSES = ("RD", "FD", "ID", "OD", "IOb", "DR")
 _CODE = {"RD": 1, "FD": 2, "ID": 3}
 #: Default memory bound of one simulation.
 MEMORY_LIMIT = 2 * 1024**3
