@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from polyjoule.arch.energy import EnergyTable, default_table
 from polyjoule.errors import SpecError
+from polyjoule.specfile import read_yaml
 
 
 class _ArraySpec(BaseModel):
@@ -54,12 +54,7 @@ class ProcessorArray:
 def load_array(path: str | Path) -> ProcessorArray:
     """An array declaration file; errors name the file and the field."""
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text())
-    except OSError as e:
-        raise SpecError(f"{p}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError:
-        raise SpecError(f"{p}: not valid YAML") from None
+    data = read_yaml(p)
     try:
         spec = _ArraySpec.model_validate(data)
     except ValidationError as e:
@@ -72,17 +67,23 @@ def load_array(path: str | Path) -> ProcessorArray:
     return ProcessorArray(spec.name, spec.rows, spec.cols, table)
 
 
+def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
+    """``ROWSxCOLS``; a bare ``C`` is the 1-D array ``1xC``."""
+    parts = [x for x in text.strip().lower().split("x") if x.strip()]
+    try:
+        dims = [int(x) for x in parts]
+    except ValueError:
+        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS") from None
+    if len(dims) == 1:
+        dims = [1, dims[0]]
+    if len(dims) != 2 or min(dims) < 1:
+        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS with positive sizes")
+    return dims[0], dims[1]
+
+
 def array_of(text: str) -> ProcessorArray:
     """``ROWSxCOLS`` (1-D: ``C`` or ``1xC``) with the default table, or a declaration file."""
     if text.endswith((".yaml", ".yml")) or Path(text).is_file():
         return load_array(text)
-    parts = [x for x in text.lower().replace(",", "x").split("x") if x.strip()]
-    try:
-        dims = [int(x) for x in parts]
-    except ValueError:
-        raise SpecError(f"--array: {text!r} is not ROWSxCOLS or an array file") from None
-    if len(dims) == 1:
-        dims = [1, dims[0]]
-    if len(dims) != 2 or min(dims) < 1:
-        raise SpecError(f"--array: {text!r} is not ROWSxCOLS with positive sizes")
-    return ProcessorArray(f"{dims[0]}x{dims[1]}", dims[0], dims[1], default_table())
+    rows, cols = parse_shape(text)
+    return ProcessorArray(f"{rows}x{cols}", rows, cols, default_table())

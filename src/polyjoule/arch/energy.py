@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import SpecError
+from polyjoule.specfile import read_yaml
 
 
 class _Entry(BaseModel):
@@ -89,12 +90,7 @@ def load_table(path: str | Path | None, base: EnergyTable | None = None) -> Ener
     if path is None:
         return base
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text())
-    except OSError as e:
-        raise SpecError(f"{p}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError:
-        raise SpecError(f"{p}: not valid YAML") from None
+    data = read_yaml(p)
     if not isinstance(data, dict):
         raise SpecError(f"{p}: expected a mapping with access_pj and/or op_pj")
     return base.merged(data, str(p))

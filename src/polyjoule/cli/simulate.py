@@ -16,21 +16,15 @@ from rich.table import Table
 
 from polyjoule.arch.locations import CLASSES
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
-from polyjoule.errors import SpecError, ValidationMismatch
+from polyjoule.errors import ValidationMismatch
 from polyjoule.pra.model import Kernel
 
 
 def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:
-    given = parse_assignments(set_, "--set")
-    given.update(parse_assignments(sizes, "--sizes"))
-    if dataset is None and not given and "MINI" in k.datasets:
-        dataset = "MINI"
-    values = k.resolve(given, dataset)
-    missing = [p for p in k.params if p not in values]
-    if missing:
-        raise SpecError(f"--set: parameter {missing[0]} of {k.name} is not set "
-                        f"(give --set {missing[0]}=.. or --dataset)")
-    return values
+    """As for ``analyze``, but the default preset is MINI: simulation cost grows with size."""
+    from polyjoule.cli.symbolic import resolve_values
+
+    return resolve_values(k, set_, dataset, default="MINI", sizes=sizes)
 
 
 def _order(text: str | None) -> tuple[str, ...] | None:

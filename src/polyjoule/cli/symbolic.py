@@ -27,11 +27,14 @@ def load_kernel(name: str) -> Kernel:
     return get(name)
 
 
-def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None) -> dict[str, int]:
-    """Parameter values from ``--set`` and ``--dataset`` (default: LARGE when it exists)."""
+def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
+                   default: str = "LARGE", sizes: str | None = None) -> dict[str, int]:
+    """Parameter values from ``--set``/``--sizes`` over ``--dataset`` (when neither values nor
+    a dataset are given: the ``default`` preset, if the kernel has one)."""
     given = parse_assignments(set_, "--set")
-    if dataset is None and not given and "LARGE" in kernel.datasets:
-        dataset = "LARGE"
+    given.update(parse_assignments(sizes, "--sizes"))
+    if dataset is None and not given and default in kernel.datasets:
+        dataset = default
     values = kernel.resolve(given, dataset)
     missing = [p for p in kernel.params if p not in values]
     if missing:

@@ -162,21 +162,9 @@ class MappingSpec:
 
 def parse_arrays(text: str) -> list[tuple[int, int]]:
     """``4x4,8x8,1x16`` (a bare ``16`` is a 1-D array 1x16)."""
-    out: list[tuple[int, int]] = []
-    for item in text.split(","):
-        item = item.strip().lower()
-        if not item:
-            continue
-        parts = item.split("x")
-        try:
-            dims = [int(p) for p in parts]
-        except ValueError:
-            raise SpecError(f"--arrays: {item!r} is not ROWSxCOLS") from None
-        if len(dims) == 1:
-            dims = [1, dims[0]]
-        if len(dims) != 2 or min(dims) < 1:
-            raise SpecError(f"--arrays: {item!r} is not ROWSxCOLS with positive sizes")
-        out.append((dims[0], dims[1]))
+    from polyjoule.arch.array import parse_shape
+
+    out = [parse_shape(item, "--arrays") for item in text.split(",") if item.strip()]
     if not out:
         raise SpecError("--arrays: no array shape given")
     return list(dict.fromkeys(out))

@@ -28,13 +28,13 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
 from polyjoule.pra.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.pra.expr import parse_expr
 from polyjoule.pra.model import PRA, Dim, Kernel, Statement, TensorDecl
+from polyjoule.specfile import read_yaml
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
 Scalar = int | str
@@ -206,15 +206,4 @@ def load_kernel_data(data: Any, where: str) -> Kernel:
 
 def load_kernel_file(path: str | Path) -> Kernel:
     """Load a PRA/kernel YAML file; any problem is a :class:`SpecError` naming the file."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise SpecError(f"{p}: cannot read: {e.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" (line {mark.line + 1})" if mark is not None else ""
-        raise SpecError(f"{p}: not valid YAML{at}") from None
-    return load_kernel_data(data, str(p))
+    return load_kernel_data(read_yaml(path), str(Path(path)))
