@@ -1,7 +1,6 @@
 """Reference model vs independent numpy: int8 in, int32 wrap, int8 saturate out (sheet §6, §10)."""
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -148,11 +147,10 @@ def test_runs_the_checker_first():
     assert e.value.rule == "mem.write_before_read"
 
 
-def test_64_cubed_runs_well_under_a_second():
+def test_64_cubed_equals_numpy():
+    """(Its speed is measured in benchmarks/bench_tinytpu.py, not asserted here.)"""
     cfg = Config()
     A, B, C0 = images(cfg, 1)
     prog = gemm_program(64, 64, 64, cfg=cfg)
-    t = time.perf_counter()
     C = run(prog, A, B, C0, cfg)
-    assert time.perf_counter() - t < 0.5
     assert np.array_equal(C, numpy_gemm(A, B, 64, 64, 64, False))
