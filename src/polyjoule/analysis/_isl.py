@@ -39,7 +39,9 @@ class Sets:
         return s.card().coalesce()
 
 
-def _val(v: isl.Val) -> Fraction:
+def _val(v: isl.Val) -> Fraction | int:
+    if v.is_int():
+        return v.to_python()
     return Fraction(str(v))
 
 
