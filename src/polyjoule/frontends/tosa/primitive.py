@@ -21,14 +21,11 @@ class Category:
     attrs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Prim:
-    """One row: TOSA tag (op name ``tosa.<tag>``), category, commutativity, class override."""
+class _Named:
+    """``tosa.<tag>`` and the MLIR Python class name (CamelCase(tag) + "Op" unless overridden)."""
 
     tag: str
-    category: str
-    commutative: bool = False
-    class_name: str | None = None
+    class_name: str | None
 
     @property
     def op_name(self) -> str:
@@ -37,6 +34,16 @@ class Prim:
     @property
     def cls(self) -> str:
         return self.class_name or "".join(p.capitalize() for p in self.tag.split("_")) + "Op"
+
+
+@dataclass(frozen=True)
+class Prim(_Named):
+    """One row: TOSA tag (op name ``tosa.<tag>``), category, commutativity, class override."""
+
+    tag: str
+    category: str
+    commutative: bool = False
+    class_name: str | None = None
 
 
 CATEGORIES: dict[str, Category] = {c.name: c for c in (
@@ -91,7 +98,7 @@ EXTRA_ATTRS: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class Bespoke:
+class Bespoke(_Named):
     """An op with its own recognition rule (not a table prim): data operands, quantisation."""
 
     tag: str
@@ -99,14 +106,6 @@ class Bespoke:
     quant: tuple[str, ...] = ()
     attrs: tuple[str, ...] = ()
     class_name: str | None = None
-
-    @property
-    def op_name(self) -> str:
-        return f"tosa.{self.tag}"
-
-    @property
-    def cls(self) -> str:
-        return self.class_name or "".join(p.capitalize() for p in self.tag.split("_")) + "Op"
 
 
 BESPOKE: dict[str, Bespoke] = {b.op_name: b for b in (
