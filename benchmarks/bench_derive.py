@@ -11,7 +11,7 @@ import sys
 import time
 
 from polyjoule.analysis import analyze
-from polyjoule.kernels.registry import get, names
+from polyjoule.library.kernels import get, names
 
 
 def best_of(fn, n: int = 3) -> float:

@@ -21,10 +21,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from polyjoule.analysis import analyze  # noqa: E402
-from polyjoule.arch.energy import default_table  # noqa: E402
-from polyjoule.kernels.registry import get  # noqa: E402
-from polyjoule.mapping.schedule import kernel_latency, kernel_schedules  # noqa: E402
-from polyjoule.sim import simulate  # noqa: E402
+from polyjoule.analysis.schedule import kernel_latency, kernel_schedules  # noqa: E402
+from polyjoule.analysis.simulator import simulate  # noqa: E402
+from polyjoule.library.kernels import get  # noqa: E402
+from polyjoule.targets.tcpa.energy import default_table  # noqa: E402
 
 OUT = Path(__file__).parent / "out"
 ARRAY = (8, 8)

@@ -13,10 +13,10 @@ import os
 import time
 from collections.abc import Callable
 
-from polyjoule.mapper import census, gate, target
-from polyjoule.mapper.search import Problem, search
-from polyjoule.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
-from polyjoule.workload.registry import get
+from polyjoule.library.workloads import get
+from polyjoule.search import census, gate, target
+from polyjoule.search.search import Problem, search
+from polyjoule.targets.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
 
 PUBLISHED_S = 1.3
 TARGETS = {"search+census": 0.13, "gate": 0.5}

@@ -24,7 +24,7 @@ from polyjoule.analysis.compiled import CompiledAnalysis
 from polyjoule.dse import space
 from polyjoule.dse.cache import FormulaCache
 from polyjoule.dse.sweep import SweepSpec, run_sweep
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
 
 
 def best(fn, repeat: int = 3) -> float:

@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 
-from polyjoule.tinytpu.assembler import check_program, expand
-from polyjoule.tinytpu.cycles import CALIBRATED, compare, estimate
-from polyjoule.tinytpu.params import Config
-from polyjoule.tinytpu.programs import gemm_program
-from polyjoule.tinytpu.refmodel import gemm_expected, run
+from polyjoule.targets.tinytpu.assembler import check_program, expand
+from polyjoule.targets.tinytpu.cycles import CALIBRATED, compare, estimate
+from polyjoule.targets.tinytpu.params import Config
+from polyjoule.targets.tinytpu.programs import gemm_program
+from polyjoule.targets.tinytpu.refmodel import gemm_expected, run
 
 
 def best_of(fn, repeat: int = 7) -> float:

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from polyjoule.arch.locations import CLASSES
-from polyjoule.dse import plots, space
+from polyjoule.dse import space
 from polyjoule.dse.cache import FormulaCache
-from polyjoule.dse.output import write_outputs
 from polyjoule.dse.sweep import SweepSpec, run_sweep
 from polyjoule.dse.validate import validate
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
+from polyjoule.reports import plots
+from polyjoule.reports.output import write_outputs
+from polyjoule.targets.tcpa.locations import CLASSES
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from polyjoule.mapping.tiling import Tiling
-from polyjoule.pra.model import PRA
+from polyjoule.model.pra import PRA
 
 
 def brute_counts(pra: PRA, array: tuple[int, int], values: dict[str, int],

@@ -8,8 +8,8 @@ import pytest
 from polyjoule.analysis.analyze import analyze
 from polyjoule.analysis.compiled import CompiledAnalysis
 from polyjoule.analysis.counts import symbolic_env
-from polyjoule.arch.locations import CLASSES
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
+from polyjoule.targets.tcpa.locations import CLASSES
 
 _ANALYSES: dict = {}
 
@@ -87,7 +87,7 @@ def test_work_is_loop_body_iterations(cache):
 ])
 def test_compiled_latency_equals_schedule(name, array, order):
     from polyjoule.analysis.compiled import CompiledLatency
-    from polyjoule.mapping.schedule import kernel_schedules
+    from polyjoule.analysis.schedule import kernel_schedules
 
     k = get(name)
     rng = np.random.default_rng(5)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from polyjoule.analysis import analyze
 from polyjoule.cli import app
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
 from polyjoule.mapping.tiling import Tiling
 
 
@@ -114,7 +114,7 @@ statements:
                                              ((4, 1), None, "fixed")])
 @pytest.mark.parametrize("n", [1, 5, 8, 11])
 def test_triangle_symbolic_or_fixed(tmp_path, brute_counts, array, tile, mode, n):
-    from polyjoule.pra.spec import load_kernel_file
+    from polyjoule.frontends.pra_yaml import load_kernel_file
 
     p = tmp_path / "tri.yaml"
     p.write_text(TRIANGLE)

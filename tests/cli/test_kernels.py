@@ -10,8 +10,8 @@ import yaml
 from typer.testing import CliRunner
 
 from polyjoule.cli import app
-from polyjoule.kernels import registry
-from polyjoule.pra.spec import load_kernel_file
+from polyjoule.frontends.pra_yaml import load_kernel_file
+from polyjoule.library import kernels as registry
 
 runner = CliRunner()
 
@@ -131,10 +131,10 @@ def test_dump_yaml_round_trips_every_builtin(name: str) -> None:
     from importlib import resources
 
     from polyjoule.cli.kernels import dump_yaml
-    from polyjoule.pra.spec import load_kernel_data
+    from polyjoule.frontends.pra_yaml import load_kernel_data
 
-    data = yaml.safe_load(resources.files("polyjoule.kernels").joinpath(
-        "data", f"{name}.yaml").read_text())
+    data = yaml.safe_load(resources.files("polyjoule.library").joinpath(
+        "data", "kernels", f"{name}.yaml").read_text())
     again = load_kernel_data(yaml.safe_load(dump_yaml(data)), name)
     assert again.phases == registry.get(name).phases
     assert again.datasets == registry.get(name).datasets

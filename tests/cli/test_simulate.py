@@ -27,7 +27,7 @@ def test_simulate_worked_example() -> None:
 
 
 def test_simulate_json_and_file(tmp_path: Path) -> None:
-    src = resources.files("polyjoule.kernels").joinpath("data", "gesummv.yaml").read_text()
+    src = resources.files("polyjoule.library").joinpath("data", "kernels", "gesummv.yaml").read_text()
     f = tmp_path / "mine.yaml"
     f.write_text(src)
     r = runner.invoke(app, ["simulate", str(f), "--array", "2x2", "--set", "N0=4,N1=6", "--json"])
@@ -49,7 +49,7 @@ def test_validate_agrees() -> None:
 
 
 def test_validate_reports_a_difference_with_exit_1(monkeypatch) -> None:
-    import polyjoule.mapping.schedule as sched
+    import polyjoule.analysis.schedule as sched
 
     real = sched.kernel_latency
     monkeypatch.setattr(sched, "kernel_latency", lambda s, v: real(s, v) + 1)

@@ -10,7 +10,7 @@ import pytest
 from polyjoule.analysis.analyze import analyze, derivation_key
 from polyjoule.analysis.formula import Formula
 from polyjoule.dse.cache import FILENAME, FormulaCache, default_cache_dir
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
 from polyjoule.mapping.tiling import Tiling
 
 

@@ -13,7 +13,7 @@ from polyjoule.dse.cache import FormulaCache
 from polyjoule.dse.distributed import DaskExecutor, SchedulerUnreachable, executor_for
 from polyjoule.dse.sweep import SweepSpec, run_sweep
 from polyjoule.errors import MissingExtraError
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
 
 pytestmark = pytest.mark.dask
 

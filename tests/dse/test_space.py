@@ -7,7 +7,7 @@ import pytest
 
 from polyjoule.dse import space
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
 
 
 def test_ranges_lists_geometric():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from polyjoule.arch.energy import default_table
 from polyjoule.dse import space
 from polyjoule.dse.sweep import SweepSpec, pareto_mask, run_sweep
 from polyjoule.errors import InfeasibleMapping
-from polyjoule.kernels.registry import get
+from polyjoule.library.kernels import get
+from polyjoule.targets.tcpa.energy import default_table
 
 
 def _spec(name="gemm", sizes=("N=8:24:8",), arrays="4x4,8x8", tiles=(), orders="auto", **kw):

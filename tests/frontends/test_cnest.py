@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernels"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
 from polybench_c import CLASS_D  # noqa: E402
 from pra_brute import execute, kernel_counts, random_inputs  # noqa: E402
 
 from polyjoule.errors import NotAffineError, NotUniformError, SpecError  # noqa: E402
 from polyjoule.frontends.cnest import c_kernel, from_c  # noqa: E402
-from polyjoule.kernels import registry  # noqa: E402
+from polyjoule.library import kernels as registry  # noqa: E402
 
 GEMM = """
 void kernel_gemm(int NI, int NJ, int NK, double alpha, double beta,
@@ -210,7 +210,7 @@ def test_c_derived_pra_computes_reference(name: str) -> None:
 def test_generated_yaml_round_trips() -> None:
     import yaml
 
-    from polyjoule.pra.spec import load_kernel_data
+    from polyjoule.frontends.pra_yaml import load_kernel_data
 
     data = from_c(GEMM, "gemm.c")
     again = load_kernel_data(yaml.safe_load(yaml.safe_dump(data)), "gemm")

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernels"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
 from pra_brute import execute, kernel_counts  # noqa: E402
 
 from polyjoule.errors import SpecError, UnknownNameError  # noqa: E402
 from polyjoule.frontends.cnest import c_kernel  # noqa: E402
 from polyjoule.frontends.einsum import einsum_kernel, from_text, parse_einsum  # noqa: E402
-from polyjoule.kernels import registry  # noqa: E402
-from polyjoule.workload import registry as workloads  # noqa: E402
+from polyjoule.library import kernels as registry  # noqa: E402
+from polyjoule.library import workloads as workloads  # noqa: E402
 
 ARRAYS = [(1, 1), (4, 4), (2, 3)]
 

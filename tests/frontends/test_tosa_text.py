@@ -18,8 +18,8 @@ from polyjoule.frontends.tosa import (  # noqa: E402
 from polyjoule.frontends.tosa.bindings import parse  # noqa: E402
 from polyjoule.frontends.tosa.builder import function  # noqa: E402
 from polyjoule.frontends.tosa.recognize import recognize, source_tag  # noqa: E402
-from polyjoule.workload import registry  # noqa: E402
-from polyjoule.workload.einsum import Tensor  # noqa: E402
+from polyjoule.library import workloads as registry  # noqa: E402
+from polyjoule.model.workload import Tensor  # noqa: E402
 
 I32MAX = 2147483647
 ZP = '''

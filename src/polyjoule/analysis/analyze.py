@@ -16,12 +16,12 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.arch.array import ProcessorArray
-from polyjoule.arch.energy import EnergyTable, default_table
-from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
 from polyjoule.mapping.tiling import Tiling, cases, min_tile
-from polyjoule.pra.model import PRA, Kernel
+from polyjoule.model.pra import PRA, Kernel
+from polyjoule.targets.tcpa.array import ProcessorArray
+from polyjoule.targets.tcpa.energy import EnergyTable, default_table
+from polyjoule.targets.tcpa.locations import CLASSES
 
 
 def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
@@ -296,7 +296,7 @@ def analyze(
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
     lets the derivation happen here instead of at the first evaluation.
     """
-    from polyjoule.kernels.registry import get
+    from polyjoule.library.kernels import get
 
     k = get(kernel) if isinstance(kernel, str) else kernel
     if isinstance(array, ProcessorArray):

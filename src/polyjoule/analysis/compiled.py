@@ -26,9 +26,9 @@ import sympy
 from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.arch.locations import CLASSES
 from polyjoule.errors import SpecError
 from polyjoule.mapping.tiling import min_tile
+from polyjoule.targets.tcpa.locations import CLASSES
 
 _SAFE = 2**62
 CHUNK = 1 << 15
@@ -353,7 +353,7 @@ class CompiledLatency:
             self.fn = None
 
     def _generate(self, exprs: list[sympy.Expr]) -> Any:
-        from polyjoule.mapping import schedule as sched_mod
+        from polyjoule.analysis import schedule as sched_mod
 
         pra = self.schedule.pra
         names = [*pra.params, *(f"p{l}" for l in range(pra.n))]

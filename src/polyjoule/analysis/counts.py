@@ -22,8 +22,8 @@ from polyjoule.analysis import _isl
 from polyjoule.analysis.formula import Formula, Piece
 from polyjoule.analysis.simplify import merge_pieces
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
-from polyjoule.pra.affine import Affine, Constraint
-from polyjoule.pra.model import PRA
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.pra import PRA
 
 
 @dataclass(frozen=True)

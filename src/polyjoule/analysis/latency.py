@@ -12,7 +12,7 @@ def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> d
     ``lambda_J``/``lambda_K`` (in tile sizes ``p``), their values here, the tile sizes and
     counts, ``L_c`` and the exact latency formula of that order.
     """
-    from polyjoule.mapping.schedule import kernel_schedules
+    from polyjoule.analysis.schedule import kernel_schedules
 
     phases = []
     total = 0

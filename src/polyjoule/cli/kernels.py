@@ -15,7 +15,7 @@ from rich.table import Table
 
 from polyjoule.cli._common import handles_errors, parse_assignments
 from polyjoule.errors import SpecError
-from polyjoule.pra.model import PRA, Kernel
+from polyjoule.model.pra import PRA, Kernel
 
 
 def _read(path: str) -> str:
@@ -27,8 +27,8 @@ def _read(path: str) -> str:
 
 def load_any(spec: str) -> Kernel:
     """A built-in kernel name, a PRA YAML file or a C loop nest (localised on the fly)."""
-    from polyjoule.kernels.registry import get
-    from polyjoule.pra.spec import load_kernel_file
+    from polyjoule.frontends.pra_yaml import load_kernel_file
+    from polyjoule.library.kernels import get
 
     if spec.endswith(".c"):
         from polyjoule.frontends.cnest import c_kernel
@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
         import json
 
-        from polyjoule.kernels.registry import get, names
+        from polyjoule.library.kernels import get, names
 
         rows = []
         for n in names():
@@ -166,7 +166,7 @@ def register(app: typer.Typer) -> None:
                 return
             from importlib import resources
 
-            path = resources.files("polyjoule.kernels").joinpath("data", f"{k.name}.yaml")
+            path = resources.files("polyjoule.library").joinpath("data", "kernels", f"{k.name}.yaml")
             typer.echo(path.read_text(), nl=False)
             return
         console = Console(width=200, highlight=False)

@@ -58,7 +58,7 @@ def _int(v: str, text: str) -> int:
 
 
 def order(nest: Any) -> str:
-    from polyjoule.mapper.nest import order as label
+    from polyjoule.search.nest import order as label
 
     return label(nest)
 
@@ -96,7 +96,7 @@ def _census_rows(res: Any) -> list[dict[str, Any]]:
 
 def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any]],
                   independent: Mapping[str, int] | None, relief: Any) -> None:
-    from polyjoule.mapper import fit
+    from polyjoule.targets.tinytpu import fit
 
     title = f"{res.problem.title} on {target.describe()}"
     con.print(f"[bold]{title}[/]: {res.considered} nests, {len(res.candidates)} encodable"
@@ -161,10 +161,10 @@ def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any
 
 def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: int,
                 census: bool, relieve: str | None, as_json: bool, verify: bool) -> None:
-    from polyjoule.mapper import census as census_mod
-    from polyjoule.mapper import target as targets
-    from polyjoule.mapper.search import Problem, search
-    from polyjoule.workload import registry
+    from polyjoule.library import workloads as registry
+    from polyjoule.search import census as census_mod
+    from polyjoule.search import target as targets
+    from polyjoule.search.search import Problem, search
 
     wl = registry.get(workload)
     tgt = targets.get(target_name)
@@ -207,11 +207,11 @@ def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: in
 
 
 def _gate_cmd(target_name: str, as_json: bool) -> None:
-    from polyjoule.mapper import gate
-    from polyjoule.mapper import target as targets
-    from polyjoule.mapper.search import Problem
-    from polyjoule.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
-    from polyjoule.workload import registry
+    from polyjoule.library import workloads as registry
+    from polyjoule.search import gate
+    from polyjoule.search import target as targets
+    from polyjoule.search.search import Problem
+    from polyjoule.targets.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
 
     tgt = targets.get(target_name)
     problems = [Problem(w, dict(zip(w.ranks, s, strict=True)))
@@ -245,8 +245,8 @@ def _gate_cmd(target_name: str, as_json: bool) -> None:
 
 
 def _list_cmd(as_json: bool) -> None:
-    from polyjoule.mapper import target as targets
-    from polyjoule.workload import registry
+    from polyjoule.library import workloads as registry
+    from polyjoule.search import target as targets
 
     wls = [registry.get(n) for n in registry.names()]
     if as_json:

@@ -14,10 +14,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from polyjoule.arch.locations import CLASSES
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import ValidationMismatch
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
+from polyjoule.targets.tcpa.locations import CLASSES
 
 
 def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
-        from polyjoule.sim import simulate as run
+        from polyjoule.analysis.simulator import simulate as run
 
         k, arr, tl = _common(kernel, array, tile)
         values = _values(k, set_, None, dataset)
@@ -115,9 +115,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
         from polyjoule.analysis import analyze
+        from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
+        from polyjoule.analysis.simulator import simulate as run
         from polyjoule.cli.symbolic import resolve_table
-        from polyjoule.mapping.schedule import kernel_latency, kernel_schedules
-        from polyjoule.sim import simulate as run
 
         k, arr, tl = _common(kernel, array, tile)
         values = _values(k, set_, sizes, dataset)

@@ -134,13 +134,13 @@ def register(app: typer.Typer) -> None:
         Energy, latency, EDP, utilisation and the energy-latency Pareto front of every design
         point, from formulas derived once per mapping (cached) and evaluated vectorised.
         """
-        from polyjoule.arch.energy import load_table
         from polyjoule.cli.symbolic import load_kernel
         from polyjoule.dse import space
         from polyjoule.dse.cache import FormulaCache
-        from polyjoule.dse.output import write_outputs
         from polyjoule.dse.sweep import SweepSpec, run_sweep
         from polyjoule.errors import ValidationMismatch
+        from polyjoule.reports.output import write_outputs
+        from polyjoule.targets.tcpa.energy import load_table
 
         t0 = time.perf_counter()
         console = Console(stderr=True)
@@ -224,7 +224,7 @@ def register(app: typer.Typer) -> None:
         title: str | None = typer.Option(None, "--title", help="Plot title."),
     ) -> None:
         """Plot a sweep: energy breakdown vs problem size, or the energy-latency Pareto scatter."""
-        from polyjoule.dse import plots
+        from polyjoule.reports import plots
 
         if kind not in ("breakdown", "pareto"):
             raise SpecError(f"--kind: {kind!r} is not breakdown or pareto")

@@ -10,17 +10,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from polyjoule.arch.energy import EnergyTable
-from polyjoule.arch.locations import CLASSES
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import SpecError
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
+from polyjoule.targets.tcpa.energy import EnergyTable
+from polyjoule.targets.tcpa.locations import CLASSES
 
 
 def load_kernel(name: str) -> Kernel:
     """A built-in kernel name or a PRA YAML file."""
-    from polyjoule.kernels.registry import get
-    from polyjoule.pra.spec import load_kernel_file
+    from polyjoule.frontends.pra_yaml import load_kernel_file
+    from polyjoule.library.kernels import get
 
     if name.endswith((".yaml", ".yml")) or Path(name).is_file():
         return load_kernel_file(name)
@@ -45,15 +45,15 @@ def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
 
 def parse_array(text: str) -> tuple[int, int]:
     """The PE grid of ``--array`` (``ROWSxCOLS`` or an array declaration file)."""
-    from polyjoule.arch.array import array_of
+    from polyjoule.targets.tcpa.array import array_of
 
     return array_of(text).shape
 
 
 def resolve_table(array: str, energy_table: Path | None) -> EnergyTable:
     """The array's energy table (a declaration file may carry one), ``--energy-table`` on top."""
-    from polyjoule.arch.array import array_of
-    from polyjoule.arch.energy import load_table
+    from polyjoule.targets.tcpa.array import array_of
+    from polyjoule.targets.tcpa.energy import load_table
 
     return load_table(energy_table, base=array_of(array).energy)
 

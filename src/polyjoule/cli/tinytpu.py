@@ -30,7 +30,7 @@ class _InFile(PolyjouleError):
 
 
 def _config(text: str | None):  # -> Config
-    from polyjoule.tinytpu.params import Config
+    from polyjoule.targets.tinytpu.params import Config
 
     names = {f.name.upper(): f.name for f in dataclasses.fields(Config)}
     kwargs = {}
@@ -45,7 +45,7 @@ def _config(text: str | None):  # -> Config
 
 
 def _load(path: Path, cfg):  # -> list[Instr]
-    from polyjoule.tinytpu.asmfile import load_program
+    from polyjoule.targets.tinytpu.asmfile import load_program
 
     return load_program(path, cfg)
 
@@ -64,7 +64,7 @@ def disasm_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Print a program readably: pc, loops indented, AGU terms as 'f3 += iv0*64'."""
-    from polyjoule.tinytpu.disasm import disassemble
+    from polyjoule.targets.tinytpu.disasm import disassemble
 
     cfg = _config(config)
     typer.echo(disassemble(_load(program, cfg)), nl=False)
@@ -77,7 +77,7 @@ def check_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
-    from polyjoule.tinytpu.assembler import assemble, header
+    from polyjoule.targets.tinytpu.assembler import assemble, header
 
     cfg = _config(config)
     prog = _load(program, cfg)
@@ -90,7 +90,7 @@ def check_cmd(
 
 
 def _gemm_tag(path: Path) -> tuple[int, int, int, bool] | None:
-    from polyjoule.tinytpu.asmfile import gemm_tag
+    from polyjoule.targets.tinytpu.asmfile import gemm_tag
 
     return gemm_tag(path.read_text())
 
@@ -114,7 +114,7 @@ def run_cmd(
     import numpy as np
 
     from polyjoule.errors import ValidationMismatch
-    from polyjoule.tinytpu.refmodel import gemm_expected, run
+    from polyjoule.targets.tinytpu.refmodel import gemm_expected, run
 
     cfg = _config(config)
     prog = _load(program, cfg)
@@ -188,8 +188,8 @@ def cycles_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
-    from polyjoule.tinytpu.assembler import check_program
-    from polyjoule.tinytpu.cycles import simulate
+    from polyjoule.targets.tinytpu.assembler import check_program
+    from polyjoule.targets.tinytpu.cycles import simulate
 
     cfg = _config(config)
     prog = _load(program, cfg)
@@ -216,8 +216,8 @@ def gen_gemm_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Write the shipped tiled GEMM (sheet §12) as a program file."""
-    from polyjoule.tinytpu.asmfile import save_program
-    from polyjoule.tinytpu.programs import gemm_program, gemm_program_flat
+    from polyjoule.targets.tinytpu.asmfile import save_program
+    from polyjoule.targets.tinytpu.programs import gemm_program, gemm_program_flat
 
     cfg = _config(config)
     M, K, N = _shape(shape)

@@ -6,7 +6,7 @@
 * :mod:`polyjoule.dse.cache`: the SQLite formula cache (never trusted, always checked);
 * :mod:`polyjoule.dse.distributed`: derivations and validations on a Dask cluster;
 * :mod:`polyjoule.dse.validate`: sampled points against the simulator;
-* :mod:`polyjoule.dse.plots`, :mod:`polyjoule.dse.output`: figures, CSV and JSON.
+* :mod:`polyjoule.reports.plots`, :mod:`polyjoule.reports.output`: figures, CSV and JSON.
 
 See docs/dse.md.
 """

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from polyjoule.errors import MissingExtraError, PolyjouleError
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
 
 
 class SchedulerUnreachable(PolyjouleError):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
 
 #: Largest number of design points a sweep accepts (memory: ~100 B per point and mapping).
 MAX_POINTS = 50_000_000
@@ -162,7 +162,7 @@ class MappingSpec:
 
 def parse_arrays(text: str) -> list[tuple[int, int]]:
     """``4x4,8x8,1x16`` (a bare ``16`` is a 1-D array 1x16)."""
-    from polyjoule.arch.array import parse_shape
+    from polyjoule.targets.tcpa.array import parse_shape
 
     out = [parse_shape(item, "--arrays") for item in text.split(",") if item.strip()]
     if not out:

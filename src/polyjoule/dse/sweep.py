@@ -34,12 +34,12 @@ import numpy as np
 
 from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
 from polyjoule.analysis.compiled import energies
-from polyjoule.arch.energy import EnergyTable, default_table
-from polyjoule.arch.locations import CLASSES
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
 from polyjoule.mapping.tiling import Tiling, min_tile
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
+from polyjoule.targets.tcpa.energy import EnergyTable, default_table
+from polyjoule.targets.tcpa.locations import CLASSES
 
 #: progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
@@ -136,9 +136,9 @@ def feasible(kernel: Kernel, m: MappingSpec, sizes: Mapping[str, np.ndarray]) ->
 
 def schedules_for(kernel: Kernel, m: MappingSpec, pi: int = 1, w: int = 1,
                   cache: Any = None) -> list[Any]:
-    """One schedule per phase (``polyjoule.mapping.schedule``), cached when possible."""
+    """One schedule per phase (``polyjoule.analysis.schedule``), cached when possible."""
     from polyjoule.analysis.analyze import derivation_key
-    from polyjoule.mapping.schedule import kernel_schedules
+    from polyjoule.analysis.schedule import kernel_schedules
 
     key = None
     if cache is not None and hasattr(cache, "get_object"):

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from polyjoule.arch.locations import CLASSES
 from polyjoule.dse.space import MappingSpec
 from polyjoule.dse.sweep import SweepResult, SweepSpec, scalar_counts
-from polyjoule.pra.model import Kernel
+from polyjoule.model.pra import Kernel
+from polyjoule.targets.tcpa.locations import CLASSES
 
 
 def _box(kernel: Kernel, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -39,7 +39,7 @@ def _box(kernel: Kernel, values: dict[str, np.ndarray]) -> np.ndarray:
 
 def simulate_task(kernel: Kernel, m: MappingSpec, values: dict[str, int], pi: int, w: int) -> dict[str, Any]:
     """Worker side: simulate one design point; plain data back."""
-    from polyjoule.sim import simulate
+    from polyjoule.analysis.simulator import simulate
 
     t0 = time.perf_counter()
     r = simulate(kernel, m.array, m.tile, values, pi, w, list(m.order) if m.order else None)
@@ -72,7 +72,7 @@ def validate(result: SweepResult, spec: SweepSpec, k: int, executor: Any = None,
              max_instances: int = 200_000, use_simulator: bool = True,
              progress: Any = None) -> dict[str, Any]:
     """Check ``k`` sampled points; returns a report (``mismatches`` lists every disagreement)."""
-    from polyjoule.mapping.schedule import kernel_latency
+    from polyjoule.analysis.schedule import kernel_latency
 
     rows, too_big = sample(result, spec, k, seed, max_instances)
     cols = result.columns
@@ -82,7 +82,7 @@ def validate(result: SweepResult, spec: SweepSpec, k: int, executor: Any = None,
     if have_sim:
         import importlib.util
 
-        have_sim = importlib.util.find_spec("polyjoule.sim") is not None
+        have_sim = importlib.util.find_spec("polyjoule.analysis.simulator") is not None
     points: list[dict[str, Any]] = []
     sim_jobs: list[tuple[Any, ...]] = []
     for i in rows:

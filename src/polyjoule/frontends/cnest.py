@@ -38,8 +38,8 @@ from polyjoule.frontends.localize import (
     localize,
     to_kernel,
 )
-from polyjoule.pra.affine import Affine, parse_affine
-from polyjoule.pra.model import Kernel
+from polyjoule.model.affine import Affine, parse_affine
+from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
 _CALLS = {"sqrt", "max", "min", "relu"}

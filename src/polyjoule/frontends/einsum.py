@@ -20,9 +20,9 @@ from typing import Any
 
 from polyjoule.errors import SpecError, UnknownNameError
 from polyjoule.frontends.localize import Access, Loop, Nest, Stmt, localize, to_kernel
-from polyjoule.pra.affine import Affine
-from polyjoule.pra.model import Kernel
-from polyjoule.workload.einsum import POINTWISE, Tensor, Workload
+from polyjoule.model.affine import Affine
+from polyjoule.model.pra import Kernel
+from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
 
 def _tensor(node: Any, text: str) -> Tensor:

@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polyjoule.errors import NotUniformError, SpecError
-from polyjoule.pra.affine import Affine, Constraint
-from polyjoule.pra.model import Kernel
-from polyjoule.pra.spec import load_kernel_data
+from polyjoule.frontends.pra_yaml import load_kernel_data
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.pra import Kernel
 
 #: Values given to scalars that the source does not initialise (the PolyBench defaults).
 DEFAULT_SCALARS = {"alpha": 1.5, "beta": 1.2}

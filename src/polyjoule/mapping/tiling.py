@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from itertools import product
 
 from polyjoule.errors import InfeasibleMapping, SpecError
-from polyjoule.pra.affine import Affine, Constraint
-from polyjoule.pra.model import PRA, Statement
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.pra import PRA, Statement
 
 #: Accesses one execution of a case makes, per class (see docs/model.md).
 PATHS: dict[str, dict[str, int]] = {

@@ -39,7 +39,7 @@ from polyjoule.frontends.tosa.recognize import (
     producer,
     recognize,
 )
-from polyjoule.workload.einsum import POINTWISE, Tensor, Workload
+from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
 RANKS = ("M", "K", "N")
 _IGNORED = frozenset({"tosa.const", "tosa.const_shape", "tosa.reshape", "func.return"})

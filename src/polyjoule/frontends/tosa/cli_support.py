@@ -33,7 +33,7 @@ class LayerMapping:
 
 def registered_name(workload: Any) -> str | None:
     """The registry entry equal to ``workload``, if any."""
-    from polyjoule.workload import registry
+    from polyjoule.library import workloads as registry
 
     for name in registry.names():
         if registry.get(name) == workload:
@@ -43,8 +43,8 @@ def registered_name(workload: Any) -> str | None:
 
 def map_model(model: Model, target: str = TARGET, slots: int = 2) -> list[LayerMapping]:
     """Search every recognised layer on ``target``; refused layers are carried through."""
-    from polyjoule.mapper import search
-    from polyjoule.mapper import target as targets
+    from polyjoule.search import search
+    from polyjoule.search import target as targets
 
     tgt = targets.get(target)
     out = []

@@ -1,0 +1,430 @@
+"""Reference simulator: runs a mapped, scheduled kernel on the array model and counts.
+
+It is the independent witness of the symbolic analysis, so it shares no counting code with
+it: it never looks at the tiling's cases or access paths. It executes every statement
+instance of every phase at its scheduled cycle ``start(i) + tau_q`` on its PE ``k = i // p``,
+moves the actual numbers through the register class the mapping gives them, and counts:
+
+* input ``x[i] = X[f(i)]``: DR read, I/O buffer, input port of PE(i)   (DR, IOb, ID);
+* output ``Y[f(i)] = y[i]``: output port of PE(i), I/O buffer, DRAM    (OD, IOb, DR);
+* compute: one RD read per operand occurrence, one RD write, its operations;
+* transport ``x[i] = y[i-d]``: ``d = 0`` RD; the producer PE ``(i-d) // p`` equal to the
+  consumer PE ``i // p`` -> the PE's feedback FIFO (FD); a neighbouring PE -> its output
+  port and the consumer's input port (OD + ID); any other PE is a causality error.
+
+Every value is written once (single assignment) with the cycle it becomes ready and its
+register class; every read checks the value exists, is ready by the read cycle and sits in
+a PE register; no PE starts two iterations less than ``pi`` cycles apart. Outputs are
+compared with the kernel's numpy reference on random inputs.
+
+Vectorised: points are processed in wavefronts of a linear order ``sigma`` that every
+non-zero dependence increases (``sigma . d >= 1``), all instances of one statement in a
+wavefront in one numpy operation, statements in dependence order within a wavefront. This
+order yields exactly the values of the cycle order (single assignment, causality checked
+against the schedule's cycles), at a cost of a few numpy calls per wavefront.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polyjoule.analysis.schedule import ConcreteSchedule, kernel_schedules
+from polyjoule.errors import InfeasibleSchedule, ResourceLimitError
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.pra import PRA, Kernel
+from polyjoule.targets.tcpa.locations import CLASSES
+
+_CODE = {"RD": 1, "FD": 2, "ID": 3}
+#: Default memory bound of one simulation.
+MEMORY_LIMIT = 2 * 1024**3
+_MAX_VIOLATIONS = 20
+
+
+@dataclass
+class PhaseResult:
+    """Counts, makespan and schedule of one phase."""
+
+    name: str
+    counts: dict[str, int]
+    ops: dict[str, int]
+    makespan: int
+    schedule: ConcreteSchedule
+    instances: int
+    dims: tuple[str, ...] = ()
+    by_statement: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+@dataclass
+class SimResult:
+    """What a simulation measured and checked."""
+
+    kernel: str
+    values: dict[str, int]
+    array: tuple[int, int]
+    phases: list[PhaseResult]
+    outputs: dict[str, np.ndarray]
+    reference: dict[str, np.ndarray] | None
+    checks: dict[str, bool]
+    violations: list[str]
+    seconds: float
+    dtypes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, Any]:
+        """Per class over all phases, plus ``ops`` -> {op: count} (the analysis' layout)."""
+        out: dict[str, Any] = dict.fromkeys(CLASSES, 0)
+        ops: dict[str, int] = {}
+        for ph in self.phases:
+            for c in CLASSES:
+                out[c] += ph.counts[c]
+            for op, n in ph.ops.items():
+                ops[op] = ops.get(op, 0) + n
+        out["ops"] = dict(sorted(ops.items()))
+        return out
+
+    @property
+    def makespan(self) -> int:
+        """Phases run one after another."""
+        return sum(ph.makespan for ph in self.phases)
+
+    @property
+    def ok(self) -> bool:
+        return all(self.checks.values())
+
+    def energy_pj(self, table: Any) -> dict[str, Any]:
+        """Energy of the measured counts under an :class:`EnergyTable` (total, by class, by op)."""
+        by_class = dict.fromkeys(CLASSES, 0.0)
+        by_op: dict[str, float] = {}
+        for ph in self.phases:
+            for c in CLASSES:
+                by_class[c] += ph.counts[c] * table.access_pj[c]
+            for op, n in ph.ops.items():
+                by_op[op] = by_op.get(op, 0.0) + n * table.op(self.dtypes[ph.name], op)
+        return {"total": sum(by_class.values()) + sum(by_op.values()), "by_class": by_class,
+                "by_op": dict(sorted(by_op.items()))}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel, "values": self.values, "array": list(self.array),
+            "counts": self.counts, "makespan_cycles": self.makespan,
+            "phases": [{"phase": ph.name, "makespan_cycles": ph.makespan,
+                        "instances": ph.instances, "counts": ph.counts, "ops": ph.ops,
+                        "by_statement": ph.by_statement,
+                        "schedule": ph.schedule.to_json(ph.dims)}
+                       for ph in self.phases],
+            "checks": self.checks, "violations": self.violations, "seconds": self.seconds,
+        }
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _lin(a: Affine, dims: Sequence[str], values: Mapping[str, int]) -> tuple[np.ndarray, int]:
+    """``a`` as (coefficients over dims, constant with parameters substituted)."""
+    co = a.coeffs
+    vec = np.array([co.get(d, 0) for d in dims], dtype=np.int64)
+    const = a.const + sum(v * int(values[k]) for k, v in a.terms if k not in dims)
+    return vec, const
+
+
+def _holds(cons: Sequence[Constraint], dims: Sequence[str], values: Mapping[str, int],
+           coords: np.ndarray) -> np.ndarray:
+    mask = np.ones(coords.shape[1], dtype=bool)
+    for c in cons:
+        vec, const = _lin(c.expr, dims, values)
+        v = vec @ coords + const if coords.shape[1] else np.zeros(0, dtype=np.int64)
+        mask &= (v == 0) if c.eq else (v >= 0)
+    return mask
+
+
+def _sigma(pra: PRA, extents: Sequence[int]) -> np.ndarray:
+    """A small non-negative integer vector with ``sigma . d >= 1`` for every non-zero dep."""
+    deps = [s.dep for s in pra.statements if s.kind == "transport" and any(s.dep or ())]
+    best: tuple[int, tuple[int, ...]] | None = None
+    for top in (3, 6, 12):
+        for cand in itertools.product(range(top + 1), repeat=pra.n):
+            if all(sum(a * b for a, b in zip(cand, d, strict=True)) >= 1 for d in deps):  # type: ignore[arg-type]
+                cost = sum(c * e for c, e in zip(cand, extents, strict=True))
+                if best is None or cost < best[0]:
+                    best = (cost, cand)
+        if best is not None:
+            break
+    if best is None:
+        raise InfeasibleSchedule(f"{pra.name}: the dependences admit no processing order")
+    return np.array(best[1], dtype=np.int64)
+
+
+def estimate_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
+    """Peak memory of a simulation (box storages per variable, point lists, tensors)."""
+    total_t = 0
+    for t in kernel.tensors().values():
+        total_t += 16 * int(np.prod([max(0, s.evaluate(values)) for s in t.shape]))
+    peak = 0
+    for pra in kernel.phases:
+        box = int(np.prod([max(1, d.extent.evaluate(values)) for d in pra.dims]))
+        nvars = len({s.var for s in pra.statements if s.kind != "output"})
+        peak = max(peak, box * (17 * nvars + 8 * pra.n + 72))
+    return peak + 2 * total_t
+
+
+# ----------------------------------------------------------------------------- simulate
+
+
+def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, ...] | None = None,
+             values: Mapping[str, int] | None = None, pi: int = 1, w: int = 1,
+             order: Sequence[int | str] | None = None, op_latency: Mapping[str, int] | None = None,
+             seed: int = 0, memory_limit: int = MEMORY_LIMIT) -> SimResult:
+    """Simulate ``kernel`` on ``array`` at parameter ``values``; see the module docstring."""
+    t0 = time.perf_counter()
+    vals = {k: int(v) for k, v in (values or {}).items()}
+    for ph in kernel.phases:
+        ph.check_params(vals)
+    need = estimate_bytes(kernel, vals)
+    if need > memory_limit:
+        raise ResourceLimitError(
+            f"simulate: {kernel.name} at {', '.join(f'{k}={v}' for k, v in vals.items())} needs "
+            f"about {need / 2**30:.1f} GiB, over the simulator's limit of "
+            f"{memory_limit / 2**30:.1f} GiB (use smaller sizes; the symbolic analysis has no limit)")
+    schedules = kernel_schedules(kernel, array, tile, pi, w, order, op_latency)
+    concrete = [s.at({p: vals[p] for p in s.pra.params}) for s in schedules]
+    rng = np.random.default_rng(seed)
+    dram: dict[str, np.ndarray] = {}
+    written: dict[str, np.ndarray] = {}
+    inputs: dict[str, np.ndarray] = {}
+    for name, t in kernel.tensors().items():
+        shape = tuple(int(s.evaluate(vals)) for s in t.shape)
+        if t.kind in ("input", "inout"):
+            inputs[name] = rng.uniform(0.5, 1.5, size=shape)
+            dram[name] = inputs[name].copy()
+            written[name] = np.ones(shape, dtype=bool)
+        else:
+            dram[name] = np.full(shape, np.nan)
+            written[name] = np.zeros(shape, dtype=bool)
+    violations: list[str] = []
+    nviol = [0]
+
+    def violate(msg: str, n: int) -> None:
+        nviol[0] += n
+        if len(violations) < _MAX_VIOLATIONS:
+            violations.append(msg)
+
+    phases = []
+    scalars: dict[str, float] = {}
+    dtypes: dict[str, str] = {}
+    for pra, cs in zip(kernel.phases, concrete, strict=True):
+        scalars.update(dict(pra.scalars))
+        dtypes[pra.name] = pra.dtype
+        phases.append(_run_phase(pra, cs, vals, dram, written, violate))
+    ref = None
+    match = True
+    if kernel.reference is not None:
+        ref = kernel.reference({k: v.copy() for k, v in inputs.items()}, {**scalars, **vals})
+        for name, want in ref.items():
+            got = dram.get(name)
+            want = np.asarray(want, dtype=np.float64)
+            if got is None or got.shape != want.shape:
+                match = False
+                violate(f"output {name}: shape {None if got is None else got.shape} != {want.shape}", 1)
+                continue
+            scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
+            if not np.allclose(got, want, rtol=1e-9, atol=1e-9 * scale, equal_nan=False):
+                match = False
+                bad = int(np.sum(~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)))
+                violate(f"output {name}: {bad} elements differ from the numpy reference", 0)
+    outputs = {k: dram[k] for k, t in kernel.tensors().items() if t.kind in ("output", "inout")}
+    unwritten = sum(int(np.sum(~written[k])) for k, t in kernel.tensors().items() if t.kind == "output")
+    checks = {"causality": nviol[0] == 0, "outputs_written": unwritten == 0,
+              "outputs_match_reference": match if ref is not None else True}
+    if unwritten:
+        violations.append(f"{unwritten} output elements never written")
+    return SimResult(kernel.name, vals, (array[0], array[1]) if len(array) == 2 else (1, array[0]),
+                     phases, outputs, ref, checks, violations, time.perf_counter() - t0, dtypes)
+
+
+def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
+               dram: dict[str, np.ndarray], written: dict[str, np.ndarray],
+               violate: Any) -> PhaseResult:
+    n = pra.n
+    dims = pra.dim_names
+    ext = [int(d.extent.evaluate(vals)) for d in pra.dims]
+    p = np.array(cs.p, dtype=np.int64)
+    lj = np.array(cs.lambda_J, dtype=np.int64)
+    lk = np.array(cs.lambda_K, dtype=np.int64)
+    tau, wq = cs.timing.tau, cs.timing.w
+    by_id = {s.id: s for s in pra.statements}
+    scalars = dict(pra.scalars)
+    box = int(np.prod(ext))
+    # every point of the domain, in wavefront order
+    sig = _sigma(pra, ext)
+    coords = np.indices(ext, dtype=np.int32).reshape(n, box)
+    coords = coords[:, _holds(pra.domain(), dims, vals, coords)]
+    key = sig @ coords
+    perm = np.argsort(key, kind="stable")
+    coords = coords[:, perm]
+    key = key[perm]
+    del perm
+    bounds = np.flatnonzero(np.diff(key)) + 1
+    starts = np.concatenate([[0], bounds])
+    ends = np.concatenate([bounds, [key.size]])
+    del key
+    strides = np.array([int(np.prod(ext[l + 1:])) for l in range(n)], dtype=np.int64)
+    big = cs.latency + 8 >= 2**31 - 1
+    tdt = np.int64 if big else np.int32
+    variables = sorted({s.var for s in pra.statements if s.kind != "output"})
+    val = {v: np.zeros(box) for v in variables}
+    ready = {v: np.full(box, -1, dtype=tdt) for v in variables}
+    cls = {v: np.zeros(box, dtype=np.int8) for v in variables}
+    counts = dict.fromkeys(CLASSES, 0)
+    by_statement: dict[str, dict[str, int]] = {s.id: {} for s in pra.statements}
+
+    def add(sid: str, c: str, n: int) -> None:
+        counts[c] += n
+        by_statement[sid][c] = by_statement[sid].get(c, 0) + n
+
+    ops: dict[str, int] = {op: 0 for s in pra.statements if s.expr is not None
+                           for op, _ in s.expr.ops}
+    makespan = 0
+    instances = 0
+    # statement data: condition vectors, tensor subscripts
+    cond = {s.id: [(*_lin(c.expr, dims, vals), c.eq) for c in s.when] for s in pra.statements}
+    subs = {s.id: [_lin(a, dims, vals) for a in s.index] for s in pra.statements if s.index}
+    deps = {s.id: np.array(s.dep, dtype=np.int64) for s in pra.statements if s.kind == "transport"}
+    tiled = np.array([t > 1 for t in cs.t] , dtype=bool) | (p < np.array(ext))
+    order = cs.timing.topo
+
+    def read(v: str, f: np.ndarray, at: np.ndarray, sid: str) -> np.ndarray:
+        r = ready[v][f]
+        bad = r < 0
+        if bad.any():
+            violate(f"{pra.name}: {sid} reads {v} before it is written ({int(bad.sum())} reads)",
+                    int(bad.sum()))
+        late = (r > at) & ~bad
+        if late.any():
+            violate(f"{pra.name}: {sid} reads {v} before it is ready ({int(late.sum())} reads)",
+                    int(late.sum()))
+        where = cls[v][f]
+        wrong = (where == 0) & ~bad
+        if wrong.any():
+            violate(f"{pra.name}: {sid} reads {v} from outside the PE's registers", int(wrong.sum()))
+        return val[v][f]
+
+    def write(v: str, f: np.ndarray, x: np.ndarray, at: np.ndarray, code: int, sid: str) -> None:
+        again = ready[v][f] >= 0
+        if again.any():
+            violate(f"{pra.name}: {sid} writes {v} twice at {int(again.sum())} points", int(again.sum()))
+        val[v][f] = x
+        ready[v][f] = at
+        cls[v][f] = code
+
+    for a, b in zip(starts, ends, strict=True):
+        c = coords[:, a:b].astype(np.int64)
+        flat = strides @ c
+        k = c // p[:, None]
+        j = c - k * p[:, None]
+        start = lj @ j + lk @ k
+        for sid in order:
+            s = by_id[sid]
+            m = np.ones(c.shape[1], dtype=bool)
+            for vec, const, eq in cond[sid]:
+                e = vec @ c + const
+                m &= (e == 0) if eq else (e >= 0)
+            cnt = int(m.sum())
+            if not cnt:
+                continue
+            instances += cnt
+            f = flat[m]
+            at = start[m] + tau[sid]
+            done = at + wq[sid]
+            makespan = max(makespan, int(done.max()))
+            if s.kind == "input":
+                assert s.tensor is not None
+                idx = tuple(vec @ c[:, m] + const for vec, const in subs[sid])
+                arr = dram[s.tensor]
+                if any(((x < 0) | (x >= dim)).any() for x, dim in zip(idx, arr.shape, strict=True)):
+                    violate(f"{pra.name}: {sid} reads {s.tensor} out of bounds", cnt)
+                    continue
+                if not written[s.tensor][idx].all():
+                    violate(f"{pra.name}: {sid} reads {s.tensor} elements never written", cnt)
+                write(s.var, f, arr[idx], done, _CODE["ID"], sid)
+                add(sid, "DR", cnt)
+                add(sid, "IOb", cnt)
+                add(sid, "ID", cnt)
+            elif s.kind == "output":
+                assert s.tensor is not None
+                x = read(s.var, f, at, sid)
+                idx = tuple(vec @ c[:, m] + const for vec, const in subs[sid])
+                arr = dram[s.tensor]
+                if any(((y < 0) | (y >= dim)).any() for y, dim in zip(idx, arr.shape, strict=True)):
+                    violate(f"{pra.name}: {sid} writes {s.tensor} out of bounds", cnt)
+                    continue
+                arr[idx] = x
+                written[s.tensor][idx] = True
+                add(sid, "OD", cnt)
+                add(sid, "IOb", cnt)
+                add(sid, "DR", cnt)
+            elif s.kind == "compute":
+                assert s.expr is not None
+                operands = {v: read(v, f, at, sid) for v in dict.fromkeys(s.expr.operands)}
+                x = np.broadcast_to(np.asarray(s.expr.evaluate(operands, scalars), dtype=np.float64),
+                                    f.shape)
+                write(s.var, f, x, done, _CODE["RD"], sid)
+                add(sid, "RD", cnt * (len(s.expr.operands) + 1))
+                for op, q in s.expr.ops:
+                    ops[op] = ops.get(op, 0) + cnt * q
+            else:
+                assert s.source is not None
+                d = deps[sid]
+                if not d.any():
+                    x = read(s.source, f, at, sid)
+                    write(s.var, f, x, done, _CODE["RD"], sid)
+                    add(sid, "RD", cnt)
+                    continue
+                src = c[:, m] - d[:, None]
+                inside = np.all((src >= 0) & (src < np.array(ext)[:, None]), axis=0)
+                if not inside.all():
+                    violate(f"{pra.name}: {sid} reads {s.source} outside the iteration space",
+                            int((~inside).sum()))
+                    src = np.clip(src, 0, np.array(ext)[:, None] - 1)
+                x = read(s.source, strides @ src, at, sid)
+                dk = (c[:, m] // p[:, None]) - (src // p[:, None])
+                dk[~tiled] = 0
+                same = ~dk.any(axis=0)
+                far = np.abs(dk).max(axis=0) > 1
+                if far.any():
+                    violate(f"{pra.name}: {sid} moves {s.source} between PEs that are not "
+                            f"neighbours ({int(far.sum())} values)", int(far.sum()))
+                nfd = int(same.sum())
+                add(sid, "FD", nfd)
+                add(sid, "OD", cnt - nfd)
+                add(sid, "ID", cnt - nfd)
+                code = np.where(same, _CODE["FD"], _CODE["ID"]).astype(np.int8)
+                again = ready[s.var][f] >= 0
+                if again.any():
+                    violate(f"{pra.name}: {sid} writes {s.var} twice", int(again.sum()))
+                val[s.var][f] = x
+                ready[s.var][f] = done
+                cls[s.var][f] = code
+    # a PE starts at most one iteration every pi cycles
+    start = np.zeros(coords.shape[1], dtype=np.int64)
+    pe = np.zeros(coords.shape[1], dtype=np.int64)
+    for l in range(n):
+        kl = coords[l].astype(np.int64) // p[l]
+        start += lj[l] * (coords[l] - kl * p[l]) + lk[l] * kl
+        pe = pe * (int(cs.t[l]) + 1) + kl
+    del coords
+    if start.size > 1:
+        o = np.lexsort((start, pe))
+        same = pe[o][1:] == pe[o][:-1]
+        gaps = np.diff(start[o])[same]
+        if gaps.size and int(gaps.min()) < cs.pi:
+            violate(f"{pra.name}: a PE starts iterations {int(gaps.min())} cycles apart "
+                    f"(pipeline interval {cs.pi})", int((gaps < cs.pi).sum()))
+    return PhaseResult(pra.name, counts, dict(sorted(ops.items())), makespan, cs, instances,
+                       pra.dim_names, by_statement)
+

@@ -1,0 +1,209 @@
+"""The PRA file format (YAML), validated with pydantic; every error names file and field.
+
+A file holds one PRA (top-level ``statements``) or a kernel of phases (``phases: [...]``)::
+
+    version: 1
+    name: gesummv
+    dtype: fp32                       # selects the op energies (fp32, int32, int8, fp16)
+    params: {N0: 1, N1: 2}            # parameter -> smallest legal value
+    dims:                             # inclusive bounds, affine in params and outer dims
+      - {name: i0, lower: 0, upper: N0 - 1}
+      - {name: i1, lower: 0, upper: N1 - 1}   # extent: optional tiling box (default upper+1)
+    tensors:                          # external arrays in DRAM
+      A: {shape: [N0, N1], kind: input}
+      Y: {shape: [N0], kind: output}
+    scalars: {alpha: 1.5}             # immediates usable in compute expressions
+    statements:
+      - {id: S1, var: x, input: "X[i1]", when: "i0 == 0"}      # DR -> IOb -> ID
+      - {id: S2, var: x, from: x, dep: [1, 0], when: "i0 >= 1"} # x[i] = x[i - d]
+      - {id: S3, var: t, compute: "a * x"}                      # zero-dependence operation
+      - {id: S4, var: y, output: "Y[i0]", when: "i1 == N1 - 1"} # OD -> IOb -> DR
+
+``when`` is one condition or a list (all must hold).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from polyjoule.errors import SpecError
+from polyjoule.frontends.specfile import read_yaml
+from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
+from polyjoule.model.expr import parse_expr
+from polyjoule.model.pra import PRA, Dim, Kernel, Statement, TensorDecl
+
+_Strict = ConfigDict(extra="forbid", frozen=True)
+Scalar = int | str
+
+
+class DimSpec(BaseModel):
+    model_config = _Strict
+    name: str
+    lower: Scalar
+    upper: Scalar
+    extent: Scalar | None = None
+
+
+class TensorSpec(BaseModel):
+    model_config = _Strict
+    shape: list[Scalar]
+    kind: Literal["input", "output", "inout"]
+
+
+class StatementSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    id: str
+    var: str
+    input: str | None = None
+    output: str | None = None
+    from_: str | None = Field(default=None, alias="from")
+    dep: list[int] | None = None
+    compute: str | None = None
+    when: str | list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StatementSpec:
+        kinds = [k for k in ("input", "output", "from_", "compute") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("give exactly one of input, output, from (+dep), compute")
+        if (self.from_ is None) != (self.dep is None):
+            raise ValueError("a transport needs both 'from' and 'dep'")
+        return self
+
+
+class PRASpec(BaseModel):
+    model_config = _Strict
+    version: Literal[1] = 1
+    name: str
+    dtype: Literal["fp32", "fp16", "int32", "int8"] = "fp32"
+    params: dict[str, int]
+    dims: list[DimSpec] = Field(min_length=1)
+    tensors: dict[str, TensorSpec] = Field(default_factory=dict)
+    scalars: dict[str, float] = Field(default_factory=dict)
+    statements: list[StatementSpec] = Field(min_length=1)
+
+
+class KernelSpec(BaseModel):
+    model_config = _Strict
+    version: Literal[1] = 1
+    name: str
+    description: str = ""
+    datasets: dict[str, dict[str, int]] = Field(default_factory=dict)
+    phases: list[PRASpec] = Field(min_length=1)
+
+
+_ACCESS = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\[(.*)\]\s*$")
+
+
+def _access(text: str, known: set[str], where: str) -> tuple[str, tuple[Affine, ...]]:
+    m = _ACCESS.match(text)
+    if not m:
+        raise SpecError(f"{where}: {text!r} is not an array access like 'A[i0, i1]'")
+    idx = tuple(parse_affine(p.strip(), known, where) for p in m.group(2).split(","))
+    return m.group(1), idx
+
+
+def build_pra(spec: PRASpec, where: str) -> PRA:
+    """Turn a validated spec into a :class:`PRA`, checking names and dependences."""
+    params = tuple(spec.params)
+    dims: list[Dim] = []
+    for k, d in enumerate(spec.dims):
+        w = f"{where}: dims[{k}]"
+        if d.name in params or d.name in (x.name for x in dims):
+            raise SpecError(f"{w}.name: {d.name!r} is already a parameter or dim")
+        outer = set(params) | {x.name for x in dims}
+        lower = parse_affine(d.lower, outer, f"{w}.lower")
+        upper = parse_affine(d.upper, outer, f"{w}.upper")
+        if d.extent is not None:
+            extent = parse_affine(d.extent, params, f"{w}.extent")
+        elif upper.names() <= set(params) and lower.names() <= set(params):
+            extent = upper.shift(1)
+        else:
+            raise SpecError(f"{w}.extent: bounds depend on outer dims; give the tiling box extent")
+        if lower.names() <= set(params) and lower.names() and lower.coeffs != {}:
+            raise SpecError(f"{w}.lower: a lower bound must be a constant or depend on outer dims")
+        if not lower.names() and lower.const < 0:
+            raise SpecError(f"{w}.lower: {lower} is negative; the tiling box starts at 0")
+        dims.append(Dim(d.name, lower, upper, extent))
+    dim_names = [d.name for d in dims]
+    known = set(params) | set(dim_names)
+    tensors = []
+    for name, t in spec.tensors.items():
+        shape = tuple(parse_affine(s, params, f"{where}: tensors.{name}.shape") for s in t.shape)
+        tensors.append(TensorDecl(name, shape, t.kind))
+    tensor_names = {t.name for t in tensors}
+    written = {s.var for s in spec.statements if s.output is None}
+    statements: list[Statement] = []
+    for k, s in enumerate(spec.statements):
+        w = f"{where}: statements[{k}] ({s.id})"
+        conds = [s.when] if isinstance(s.when, str) else list(s.when)
+        when: list[Constraint] = []
+        for c in conds:
+            when.extend(parse_condition(c, known, f"{w}.when"))
+        if s.input is not None:
+            tname, idx = _access(s.input, known, f"{w}.input")
+            if tname not in tensor_names:
+                raise SpecError(f"{w}.input: unknown tensor {tname!r}")
+            st = Statement(s.id, "input", s.var, tuple(when), tensor=tname, index=idx,
+                           text=f"{s.var}[i] = {s.input}")
+        elif s.output is not None:
+            tname, idx = _access(s.output, known, f"{w}.output")
+            if tname not in tensor_names:
+                raise SpecError(f"{w}.output: unknown tensor {tname!r}")
+            if s.var not in written:
+                raise SpecError(f"{w}.var: {s.var!r} is never written")
+            st = Statement(s.id, "output", s.var, tuple(when), tensor=tname, index=idx,
+                           text=f"{s.output} = {s.var}[i]")
+        elif s.from_ is not None:
+            assert s.dep is not None
+            if len(s.dep) != len(dims):
+                raise SpecError(f"{w}.dep: {s.dep} has {len(s.dep)} entries, the PRA has {len(dims)} dims")
+            if s.from_ not in written:
+                raise SpecError(f"{w}.from: {s.from_!r} is never written")
+            shift = ", ".join(
+                n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
+                for n, d in zip(dim_names, s.dep, strict=True)
+            )
+            st = Statement(s.id, "transport", s.var, tuple(when), source=s.from_, dep=tuple(s.dep),
+                           text=f"{s.var}[i] = {s.from_}[{shift}]")
+        else:
+            assert s.compute is not None
+            expr = parse_expr(s.compute, written, spec.scalars, f"{w}.compute")
+            st = Statement(s.id, "compute", s.var, tuple(when), expr=expr,
+                           text=f"{s.var}[i] = {s.compute}")
+        statements.append(st)
+    ids = [s.id for s in statements]
+    if len(set(ids)) != len(ids):
+        raise SpecError(f"{where}: statements: repeated id")
+    return PRA(spec.name, params, tuple(spec.params.items()), tuple(dims), tuple(tensors),
+               tuple(spec.scalars.items()), tuple(statements), spec.dtype)
+
+
+def _fmt_validation(e: ValidationError, where: str) -> SpecError:
+    err = e.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"] if x not in ("function-after",))
+    return SpecError(f"{where}: {loc or '(top level)'}: {err['msg']}")
+
+
+def load_kernel_data(data: Any, where: str) -> Kernel:
+    """Validate parsed YAML data as a kernel (phases) or a single PRA."""
+    if not isinstance(data, dict):
+        raise SpecError(f"{where}: expected a mapping at the top level")
+    try:
+        if "phases" in data:
+            ks = KernelSpec.model_validate(data)
+            phases = tuple(build_pra(p, f"{where}: phases[{i}]") for i, p in enumerate(ks.phases))
+            return Kernel(ks.name, phases, ks.description, ks.datasets)
+        ps = PRASpec.model_validate(data)
+    except ValidationError as e:
+        raise _fmt_validation(e, where) from None
+    return Kernel(ps.name, (build_pra(ps, where),))
+
+
+def load_kernel_file(path: str | Path) -> Kernel:
+    """Load a PRA/kernel YAML file; any problem is a :class:`SpecError` naming the file."""
+    return load_kernel_data(read_yaml(path), str(Path(path)))

@@ -1,0 +1,1 @@
+"""Built-in data: kernels (PRAs), einsum workloads and energy tables."""

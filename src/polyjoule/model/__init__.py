@@ -1,0 +1,1 @@
+"""The one loop-nest model: affine expressions, the PRA, the einsum workload."""

@@ -1,0 +1,182 @@
+"""The loop-nest model: a piecewise regular algorithm (PRA).
+
+A PRA is an n-dimensional iteration space over parameters (the loop bounds) and a list of
+statements, each with a condition space (an affine subset of the iteration space):
+
+* ``input``     ``x[i] = X[f(i)]``     an external tensor element enters the array;
+* ``output``    ``Y[f(i)] = y[i]``     a result leaves the array;
+* ``transport`` ``x[i] = y[i - d]``    a pure copy along a constant dependence ``d``;
+* ``compute``   ``x[i] = F(y[i], ..)`` an operation over zero-dependence operands.
+
+A :class:`Kernel` is a sequence of PRAs (phases) whose energies and latencies add, plus an
+optional numpy reference semantics used by the simulator as its independent witness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from polyjoule.errors import SpecError
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.expr import Expr
+
+StatementKind = Literal["input", "output", "transport", "compute"]
+
+
+@dataclass(frozen=True)
+class Dim:
+    """Loop index with inclusive bounds; ``extent`` is the box the tiling partitions."""
+
+    name: str
+    lower: Affine
+    upper: Affine
+    extent: Affine  # tiles cover 0 <= i < extent
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    """An external array (DRAM): its shape in parameters and whether it is read or written."""
+
+    name: str
+    shape: tuple[Affine, ...]
+    kind: Literal["input", "output", "inout"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a PRA; the fields used depend on ``kind``."""
+
+    id: str
+    kind: StatementKind
+    var: str  # written variable (output: the variable read)
+    when: tuple[Constraint, ...] = ()
+    source: str | None = None  # transport: the variable read at i - dep
+    dep: tuple[int, ...] | None = None
+    tensor: str | None = None  # input / output
+    index: tuple[Affine, ...] = ()
+    expr: Expr | None = None  # compute
+    text: str = ""
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Variables read at the statement's own iteration (or at ``i - dep``)."""
+        if self.kind == "compute":
+            assert self.expr is not None
+            return self.expr.operands
+        if self.kind == "transport":
+            assert self.source is not None
+            return (self.source,)
+        if self.kind == "output":
+            return (self.var,)
+        return ()
+
+
+@dataclass(frozen=True)
+class PRA:
+    """A piecewise regular algorithm over parameters ``params`` and dims ``dims``."""
+
+    name: str
+    params: tuple[str, ...]
+    param_min: tuple[tuple[str, int], ...]
+    dims: tuple[Dim, ...]
+    tensors: tuple[TensorDecl, ...]
+    scalars: tuple[tuple[str, float], ...]
+    statements: tuple[Statement, ...]
+    dtype: str = "fp32"
+
+    @property
+    def n(self) -> int:
+        return len(self.dims)
+
+    @property
+    def dim_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.dims)
+
+    def tensor(self, name: str) -> TensorDecl:
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        raise SpecError(f"PRA {self.name}: no tensor {name!r}")
+
+    def domain(self) -> tuple[Constraint, ...]:
+        """The iteration space as constraints ``lower <= i <= upper``."""
+        out: list[Constraint] = []
+        for d in self.dims:
+            i = Affine.of({d.name: 1})
+            out.append(Constraint(i - d.lower))
+            out.append(Constraint(d.upper - i))
+        return tuple(out)
+
+    def statement_space(self, s: Statement) -> tuple[Constraint, ...]:
+        return self.domain() + s.when
+
+    def check_params(self, values: Mapping[str, int], where: str = "parameters") -> None:
+        """Every parameter given, an integer and at least its minimum."""
+        from polyjoule.errors import ParameterRangeError
+
+        for p in self.params:
+            if p not in values:
+                raise ParameterRangeError(f"{where}: {self.name}: parameter {p} is not set")
+        for p, lo in self.param_min:
+            v = values[p]
+            if not isinstance(v, int | np.integer) and not np.all(np.asarray(v) >= lo):
+                raise ParameterRangeError(f"{where}: {p} below its minimum {lo}")
+            if isinstance(v, int | np.integer) and v < lo:
+                raise ParameterRangeError(f"{where}: {p}={v} is below its minimum {lo}")
+
+
+Reference = Callable[[Mapping[str, np.ndarray], Mapping[str, int]], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A named sequence of PRA phases with dataset presets and numpy reference semantics."""
+
+    name: str
+    phases: tuple[PRA, ...]
+    description: str = ""
+    datasets: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    reference: Reference | None = None
+    notes: str = ""
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for ph in self.phases:
+            for p in ph.params:
+                seen[p] = None
+        return tuple(seen)
+
+    def tensors(self) -> dict[str, TensorDecl]:
+        out: dict[str, TensorDecl] = {}
+        for ph in self.phases:
+            for t in ph.tensors:
+                prev = out.get(t.name)
+                if prev is not None and prev.kind != t.kind:
+                    t = TensorDecl(t.name, t.shape, "inout")
+                out[t.name] = t
+        return out
+
+    def resolve(self, values: Mapping[str, int] | None = None, dataset: str | None = None) -> dict[str, int]:
+        """Parameter values: a dataset preset, overridden by explicit values."""
+        from polyjoule.errors import UnknownNameError
+
+        out: dict[str, int] = {}
+        if dataset is not None:
+            if dataset not in self.datasets:
+                raise UnknownNameError(
+                    f"--dataset: {self.name} has no dataset {dataset!r} "
+                    f"(known: {', '.join(self.datasets) or 'none'})"
+                )
+            out.update(self.datasets[dataset])
+        for k, v in (values or {}).items():
+            if k not in self.params:
+                raise UnknownNameError(
+                    f"--set: {self.name} has no parameter {k!r} (parameters: {', '.join(self.params)})"
+                )
+            out[k] = int(v)
+        return out

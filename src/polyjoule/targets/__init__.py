@@ -1,0 +1,1 @@
+"""Targets: each a declaration (its machine as data) plus the search protocol."""

@@ -1,0 +1,1 @@
+"""Processor arrays (TCPAs): the array declaration, location classes and energy table."""

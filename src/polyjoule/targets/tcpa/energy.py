@@ -1,0 +1,96 @@
+"""The energy table: pJ per access per location class and per operation per data type.
+
+The default 45 nm table ships as data (``data/energy_45nm.yaml``), every value with its
+source. A user file overrides any subset of values; unknown keys are errors naming the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from polyjoule.errors import SpecError
+from polyjoule.frontends.specfile import read_yaml
+from polyjoule.targets.tcpa.locations import CLASSES
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    value: float
+    source: str = "user file"
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: int = 1
+    name: str = "user table"
+    access_pj: dict[str, _Entry | float] = {}
+    op_pj: dict[str, dict[str, _Entry | float]] = {}
+
+
+@dataclass(frozen=True)
+class EnergyTable:
+    """Energies in pJ with their sources."""
+
+    name: str
+    access_pj: Mapping[str, float]
+    op_pj: Mapping[str, Mapping[str, float]]
+    sources: Mapping[str, str]
+
+    def op(self, dtype: str, op: str) -> float:
+        try:
+            return self.op_pj[dtype][op]
+        except KeyError:
+            raise SpecError(f"energy table {self.name!r}: no energy for op {op!r} on {dtype}") from None
+
+    def merged(self, data: Any, where: str) -> EnergyTable:
+        """This table with the values of ``data`` (a parsed user file) overriding."""
+        try:
+            t = _Table.model_validate(data)
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise SpecError(f"{where}: {loc}: {err['msg']}") from None
+        access = dict(self.access_pj)
+        ops = {k: dict(v) for k, v in self.op_pj.items()}
+        sources = dict(self.sources)
+        for k, e in t.access_pj.items():
+            if k not in CLASSES:
+                raise SpecError(f"{where}: access_pj.{k}: unknown location class (known: {', '.join(CLASSES)})")
+            v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
+            if v < 0:
+                raise SpecError(f"{where}: access_pj.{k}: negative energy {v}")
+            access[k] = v
+            sources[f"access.{k}"] = src if where == "<default>" else f"{where}: {src}"
+        for dt, entries in t.op_pj.items():
+            for op, e in entries.items():
+                v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
+                if v < 0:
+                    raise SpecError(f"{where}: op_pj.{dt}.{op}: negative energy {v}")
+                ops.setdefault(dt, {})[op] = v
+                sources[f"op.{dt}.{op}"] = src if where == "<default>" else f"{where}: {src}"
+        name = t.name if where == "<default>" else f"{self.name} + {Path(where).name}"
+        return EnergyTable(name, access, ops, sources)
+
+
+def default_table() -> EnergyTable:
+    text = resources.files("polyjoule.library").joinpath("data", "energy_45nm.yaml").read_text()
+    return EnergyTable("empty", {}, {}, {}).merged(yaml.safe_load(text), "<default>")
+
+
+def load_table(path: str | Path | None, base: EnergyTable | None = None) -> EnergyTable:
+    """``base`` (default: the 45 nm table), with ``path``'s values overriding when given."""
+    base = base or default_table()
+    if path is None:
+        return base
+    p = Path(path)
+    data = read_yaml(p)
+    if not isinstance(data, dict):
+        raise SpecError(f"{p}: expected a mapping with access_pj and/or op_pj")
+    return base.merged(data, str(p))

@@ -1,0 +1,179 @@
+"""Program files: ``.tasm`` text assembly and ``.thex`` imem images (format: docs/tinytpu.md).
+
+``.tasm``: one instruction per line, ``mnemonic [fN=V ...] [nr=V] [terms]``; a term
+is ``fN += ivL*S`` (or the compact ``+fN:L*S``); ``#`` starts a comment;
+indentation and ``NN:`` pc labels are ignored. ``.thex``: one imem word per line
+in hex, the 8 header words first, then two words per instruction.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from polyjoule.errors import SpecError
+from polyjoule.targets.tinytpu.assembler import assemble
+from polyjoule.targets.tinytpu.disasm import disassemble
+from polyjoule.targets.tinytpu.isa import BY_MNEMONIC, EncodingError, Instr, Term, decode
+from polyjoule.targets.tinytpu.params import NHDR, Config
+
+
+class ProgramFileError(SpecError):
+    """A program file that cannot be read: bad syntax, unknown mnemonic, truncated image."""
+
+
+_TERM = re.compile(r"f(\d+)\s*\+=\s*iv(\d+)\s*\*\s*(\d+)|\+f(\d+):(\d+)\*(\d+)")
+_ASSIGN = re.compile(r"(f[0-3]|nr)=(-?\d+)$")
+_LABEL = re.compile(r"^\s*\d+:")
+_RAW_OP = re.compile(r"op(\d+)$")
+
+SUFFIXES = (".tasm", ".thex")
+
+
+def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
+    """Instructions of a ``.tasm`` text; errors name ``file:line`` and the field."""
+    program = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = _LABEL.sub("", raw.split("#", 1)[0]).strip()
+        if not line:
+            continue
+        where = f"{name}:{lineno}"
+        terms = []
+        for m in _TERM.finditer(line):
+            g = [int(v) if v is not None else None for v in m.groups()]
+            fld, lvl, stride = g[0:3] if g[0] is not None else g[3:6]
+            if fld is None or lvl is None or stride is None or fld > 3:
+                raise ProgramFileError(f"{where}: term: {m.group(0)!r} names no field f0..f3")
+            terms.append(Term(fld, lvl, stride))
+        rest = _TERM.sub(" ", line).replace(",", " ").split()
+        mnemonic, tokens = rest[0].lower(), rest[1:]
+        if mnemonic in BY_MNEMONIC:
+            op: int = BY_MNEMONIC[mnemonic]
+        elif (raw_op := _RAW_OP.match(mnemonic)) is not None:
+            op = int(raw_op.group(1))
+        else:
+            raise ProgramFileError(f"{where}: op: unknown mnemonic {rest[0]!r}")
+        f = [0, 0, 0, 0]
+        nr = 0
+        for tok in tokens:
+            m = _ASSIGN.match(tok)
+            if m is None:
+                raise ProgramFileError(f"{where}: {tok!r} is not fN=VALUE, nr=VALUE or a term "
+                                       "'fN += ivL*S'")
+            key, value = m.group(1), int(m.group(2))
+            if key == "nr":
+                nr = value
+            else:
+                f[int(key[1])] = value
+        program.append(Instr(op, tuple(f), nr, tuple(terms)))  # type: ignore[arg-type]
+    return program
+
+
+def parse_thex(text: str, cfg: Config, name: str = "<thex>") -> list[Instr]:
+    """Instructions of an imem image; the header's n_instr says how many words must follow."""
+    words = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            words.append(int(line, 16))
+        except ValueError:
+            raise ProgramFileError(f"{name}:{lineno}: word: {line!r} is not hex") from None
+    if len(words) < NHDR:
+        raise ProgramFileError(f"{name}: header: truncated image, {len(words)} words < "
+                               f"{NHDR} header words")
+    n = words[0] & 0xFFFF
+    need = NHDR + 2 * n
+    if len(words) < need:
+        raise ProgramFileError(f"{name}: n_instr: truncated image, header promises {n} "
+                               f"instructions ({need} words), file has {len(words)}")
+    if len(words) > need:
+        raise ProgramFileError(f"{name}: n_instr: {len(words) - need} words after the "
+                               f"{n} instructions the header promises")
+    program = []
+    for pc in range(n):
+        try:
+            program.append(decode(words[NHDR + 2 * pc], words[NHDR + 2 * pc + 1], cfg))
+        except EncodingError as e:
+            raise ProgramFileError(f"{name}: instruction {pc}: {e}") from None
+    return program
+
+
+def format_thex(words: Sequence[int], cfg: Config) -> str:
+    """One word per line, zero-padded hex; header words are commented."""
+    digits = (cfg.AGU_WORD_BITS + 3) // 4
+    names = ("n_instr", "dma_ld_rows", "spm_rows", "vru_words", "mm_count|mm_rows<<16",
+             "accu_iterations", "dma_st_rows", "a_span|b_span<<16")
+    lines = []
+    for i, w in enumerate(words):
+        note = f"  # {names[i]}" if i < NHDR else (f"  # pc {(i - NHDR) // 2}"
+                                                   if (i - NHDR) % 2 == 0 else "")
+        lines.append(f"{w:0{digits}x}{note}")
+    return "\n".join(lines) + "\n"
+
+
+def load_program(path: str | Path, cfg: Config) -> list[Instr]:
+    """Read a ``.tasm`` or ``.thex`` file."""
+    path = Path(path)
+    if path.suffix not in SUFFIXES:
+        raise ProgramFileError(f"{path}: suffix {path.suffix!r} is not one of "
+                               f"{', '.join(SUFFIXES)}")
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ProgramFileError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ProgramFileError(f"{path}: not a text file (.tasm or .thex)") from None
+    if path.suffix == ".thex":
+        return parse_thex(text, cfg, str(path))
+    return parse_tasm(text, str(path))
+
+
+def dump_program(program: Sequence[Instr], cfg: Config, fmt: str = "tasm") -> str:
+    """The text of a program file; ``thex`` assembles (and so checks) the program first."""
+    if fmt == "thex":
+        return format_thex(assemble(program, cfg), cfg)
+    if fmt == "tasm":
+        return disassemble(program, pcs=False)
+    raise ProgramFileError(f"format: {fmt!r} is not tasm or thex")
+
+
+_TAG = re.compile(r"^#\s*polyjoule:\s*gemm\s+(\d+)x(\d+)x(\d+)(\s+relu)?\s*$", re.M)
+
+GemmTag = tuple[int, int, int, bool]
+
+
+def gemm_tag(text: str) -> GemmTag | None:
+    """The ``# polyjoule: gemm MxKxN [relu]`` line a generated file carries, if any."""
+    m = _TAG.search(text)
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) is not None
+
+
+def save_program(path: str | Path, program: Sequence[Instr], cfg: Config,
+                 tag: GemmTag | None = None) -> None:
+    """Write atomically (temp file then rename), so a failure leaves nothing half-written.
+
+    ``tag`` records what a generated GEMM computes, so ``run`` can check it against numpy.
+    """
+    path = Path(path)
+    if path.suffix not in SUFFIXES:
+        raise ProgramFileError(f"{path}: suffix {path.suffix!r} is not one of "
+                               f"{', '.join(SUFFIXES)}")
+    text = dump_program(program, cfg, path.suffix[1:])
+    if tag is not None:
+        M, K, N, relu = tag
+        text = f"# polyjoule: gemm {M}x{K}x{N}{' relu' if relu else ''}\n" + text
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,460 @@
+"""TinyTPU-isa as a mapper target: roles, placement, staging, the accumulate peel, refusals.
+
+Lowers a nest (outer loops + one ``mm`` tile) to a looped TinyTPU-isa program, or
+refuses it with every cause it violates (act-mapper sheet §7-§8). Roles come from
+rank structure, never from rank names. The shipped nest ``N(N/T) > K(K/T)`` re-emits
+:func:`polyjoule.targets.tinytpu.programs.gemm_program` word for word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from polyjoule.analysis.machine import Machine, Step
+from polyjoule.errors import ParameterRangeError, ResourceLimitError
+from polyjoule.model.workload import Workload
+from polyjoule.search import target as registry
+from polyjoule.search.mapspace import divisors
+from polyjoule.search.nest import (
+    Kind,
+    Nest,
+    Refused,
+    check_coverage,
+    check_sequential,
+    peel_intrinsic,
+    refuse,
+)
+from polyjoule.targets.tinytpu import act_machine, refmodel
+from polyjoule.targets.tinytpu.assembler import (
+    AssemblyError,
+    ProgramError,
+    assemble,
+    check_program,
+    expand,
+)
+from polyjoule.targets.tinytpu.isa import Instr, Op, Term
+from polyjoule.targets.tinytpu.nestgen import NestError, NestGen
+from polyjoule.targets.tinytpu.params import ABI, Config
+from polyjoule.targets.tinytpu.programs import gemm_program
+
+E, R = Kind.EXPRESS, Kind.REFUSE
+#: every cause this target names, and its kind (sheet §8)
+CAUSE_KIND: dict[str, Kind] = {
+    "acc-split": E, "acc-position": E, "AGU_TERMS": E, "LOOP_DEPTH": E, "capacity": E,
+    "intrinsic": E, "coverage": E, "spatial": E, "shape": E, "shape-class": E,
+    "trip-count": E, "resources": E, "nest": E, "ar-distance": R, "machine": R,
+}
+#: constraints ``lower(..., relieve=...)`` can drop
+RELIEVABLE = ("acc-split", "acc-position", "ar-distance", "AGU_TERMS")
+#: the build of every published figure
+PUBLISHED = Config(MAXDIM=16)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which rank plays rows (activation), reduce, and columns (weight)."""
+
+    row: str
+    reduce: str
+    column: str
+
+
+@lru_cache(maxsize=256)
+def roles_of(workload: Workload) -> Roles:
+    """Roles from rank structure: rows x reduce . reduce x columns, one reduce rank."""
+    def no(detail: str) -> Refused:
+        return Refused("shape-class", f"{workload.name}: {detail}")
+
+    if len(workload.reduce) != 1 or len(workload.free) != 2:
+        raise no(f"needs one reduce rank and two free ranks, has reduce {workload.reduce}")
+    red = workload.reduce[0]
+    found: set[tuple[str, str]] = set()
+    for act, wgt in workload.contractions:
+        a, w = workload.tensor(act).ranks, workload.tensor(wgt).ranks
+        if len(a) != 2 or len(w) != 2 or red not in a or red not in w:
+            raise no(f"contraction ({act}, {wgt}) does not carry {red} in both operands")
+        row, col = a[1 - a.index(red)], w[1 - w.index(red)]
+        if row == col:
+            raise no(f"contraction ({act}, {wgt}): operands share their free rank {row}")
+        if a != (row, red) or w != (red, col):
+            raise no(f"contraction ({act}, {wgt}): operands must be laid out "
+                     f"({row}, {red}) and ({red}, {col})")
+        found.add((row, col))
+    if len(found) != 1:
+        raise no("contractions disagree on which rank is rows")
+    row, col = found.pop()
+    if workload.result.ranks != (row, col):
+        raise no(f"result must be laid out ({row}, {col})")
+    return Roles(row, red, col)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where operands live: activation (DRAM row, column block, vr base), weight
+    (DRAM row, column block, spad base), and each contraction's ar region."""
+
+    acts: dict[str, tuple[int, int, int]]
+    wgts: dict[str, tuple[int, int, int]]
+    ar: tuple[int, ...]
+
+
+def place(workload: Workload, extents: Mapping[str, int], roles: Roles, cfg: Config
+          ) -> Placement:
+    """Place operands and accumulators; ``capacity`` names the first memory that overflows."""
+    st, T = cfg.MAXDIM, cfg.T
+    kt, nt = extents[roles.reduce] // T, extents[roles.column] // T
+    acts: dict[str, tuple[int, int, int]] = {}
+    wgts: dict[str, tuple[int, int, int]] = {}
+    for act, wgt in workload.contractions:
+        if act not in acts:
+            acts[act] = (len(acts) * extents[roles.row], 0, ABI.A_VR + len(acts) * kt * st)
+        if wgt not in wgts:
+            wgts[wgt] = (0, len(wgts) * nt, ABI.B_SP + len(wgts) * nt * st)
+    found = []
+    if len(acts) * kt * st > cfg.NVR:
+        found.append(f"activations need {len(acts) * kt * st} vr rows > NVR={cfg.NVR}")
+    if len(wgts) * nt * st > cfg.SPAD_ROWS:
+        found.append(f"weights need {len(wgts) * nt * st} spad rows > "
+                     f"SPAD_ROWS={cfg.SPAD_ROWS}")
+    if len(wgts) * nt * T > st:
+        found.append(f"weights need {len(wgts) * nt * T} DRAM columns > MAXDIM={st}")
+    if len(acts) * extents[roles.row] > st:
+        found.append(f"activations need {len(acts) * extents[roles.row]} DRAM rows > "
+                     f"MAXDIM={st}")
+    if st * len(workload.contractions) > cfg.NAR:
+        found.append(f"accumulators need {st * len(workload.contractions)} ar rows > "
+                     f"NAR={cfg.NAR}")
+    if found:
+        raise Refused("capacity", "; ".join(found), kinds=CAUSE_KIND)
+    ar = tuple(ABI.AR_C + i * st for i in range(len(workload.contractions)))
+    return Placement(acts, wgts, ar)
+
+
+@dataclass(frozen=True, eq=False)
+class Lowered:
+    """A lowered nest: the instructions, the assembled image, and the build they are for."""
+
+    instrs: tuple[Instr, ...]
+    words: tuple[int, ...]
+    cfg: Config
+    placement: Placement
+    roles: Roles
+    rows: int
+    _cache: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.instrs)
+
+    def __iter__(self) -> Iterator[Instr]:
+        return iter(self.instrs)
+
+
+class TinyTPUTarget(registry.Target):
+    """The five questions answered for one TinyTPU-isa build (default: the published one)."""
+
+    name = "tinytpu-isa"
+    cause_kinds = CAUSE_KIND
+    relievable = RELIEVABLE
+
+    def __init__(self, cfg: Config = PUBLISHED, name: str = "tinytpu-isa") -> None:
+        self.cfg = cfg
+        self.name = name
+        self._machines: dict[Config, Machine] = {}
+
+    def describe(self) -> str:
+        c = self.cfg
+        return (f"{self.name} (T={c.T}, MAXDIM={c.MAXDIM}, LOOP_DEPTH={c.LOOP_DEPTH}, "
+                f"AGU_TERMS={c.AGU_TERMS}, IMEM_SIZE={c.IMEM_SIZE})")
+
+    # --- question 1: the intrinsic
+    def intrinsics(self, workload: Workload, extents: Mapping[str, int]
+                   ) -> list[dict[str, int]]:
+        """One ``mm`` tile per row count: rows x T (reduce) x T (columns)."""
+        try:
+            ro = roles_of(workload)
+        except Refused:
+            return [{}]  # one trivial tile, so every nest is asked and refused shape-class
+        cap = min(self.cfg.MAXROWS, self.cfg.MAXDIM)
+        return [{ro.row: r, ro.reduce: self.cfg.T, ro.column: self.cfg.T}
+                for r in divisors(extents[ro.row]) if r <= cap]
+
+    # --- structural causes (independent of emission)
+    def _structural(self, roles: Roles, emitted: Nest, rows: int,
+                    relieve: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        found = []
+        red = [i for i, lp in enumerate(emitted) if lp.rank == roles.reduce]
+        if len(red) > 1:
+            if "acc-split" not in relieve:
+                found.append(("acc-split", f"{roles.reduce} split over {len(red)} loops: the "
+                              "first partial sum is not a contiguous prefix"))
+        elif red and red[0] != len(emitted) - 1 and "acc-position" not in relieve:
+            found.append(("acc-position", f"{roles.reduce} loop is not innermost: peeling "
+                          "k=0 would duplicate the body"))
+        if rows < self.cfg.AR_RAW_DIST and "ar-distance" not in relieve:
+            found.append(("ar-distance", f"rows={rows} < AR_RAW_DIST={self.cfg.AR_RAW_DIST}: "
+                          "accumulating mm re-reads inside the accu pipeline window"))
+        return found
+
+    def refusals(self, workload: Workload, extents: Mapping[str, int],
+                 nest: Nest) -> list[tuple[str, str]]:
+        """Structural causes alone (acc-split, acc-position, ar-distance), never raising."""
+        try:
+            roles = roles_of(workload)
+            emitted, tile = peel_intrinsic(nest)
+        except Refused:
+            return []
+        return self._structural(roles, emitted, tile.get(roles.row, 1))
+
+    # --- question 2: lower
+    def lower(self, workload: Workload, extents: Mapping[str, int], nest: Nest,
+              relieve: frozenset[str] = frozenset()) -> Lowered:
+        cfg = self.cfg
+        if "AGU_TERMS" in relieve:
+            cfg = replace(cfg, AGU_TERMS=16)
+        try:
+            roles = roles_of(workload)
+        except Refused as r:
+            raise Refused(r.cause, r.detail, kinds=CAUSE_KIND) from None
+        found = [("shape", f"{r}={extents[r]} > MAXDIM={cfg.MAXDIM}")
+                 for r in workload.ranks if extents[r] > cfg.MAXDIM][:1]
+        found += check_sequential(nest) + check_coverage(nest, extents)
+        refuse(found, CAUSE_KIND)
+        emitted, tile = peel_intrinsic(nest)
+        rows = tile.get(roles.row, 1)
+        if (tile.get(roles.reduce, 1) != cfg.T or tile.get(roles.column, 1) != cfg.T
+                or not 1 <= rows <= cfg.MAXROWS or set(tile) - set(workload.ranks)):
+            raise Refused("intrinsic", f"band {tile} is not one mm tile (rows x {cfg.T} x "
+                          f"{cfg.T}, rows <= {cfg.MAXROWS})", kinds=CAUSE_KIND)
+        refuse(self._structural(roles, emitted, rows, relieve), CAUSE_KIND)
+        pl = place(workload, extents, roles, cfg)
+        try:
+            instrs = emit(workload, extents, roles, emitted, rows, pl, cfg)
+        except NestError as e:
+            raise Refused(e.code or "nest", str(e), kinds=CAUSE_KIND) from None
+        try:
+            stream = check_program(instrs, cfg)
+        except ProgramError as e:
+            raise Refused("machine", str(e), kinds=CAUSE_KIND) from None
+        except ResourceLimitError as e:
+            raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
+        try:  # assemble(check=True) would re-run the checker just run above
+            words = assemble(instrs, cfg, check=False)
+        except (AssemblyError, ResourceLimitError) as e:
+            raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
+        low = Lowered(tuple(instrs), tuple(words), cfg, pl, roles, rows)
+        low._cache["stream"] = stream
+        return low
+
+    # --- questions 3-5
+    def _machine(self, cfg: Config) -> Machine:
+        if cfg not in self._machines:
+            self._machines[cfg] = act_machine.machine(cfg)
+        return self._machines[cfg]
+
+    def steps(self, program: Lowered) -> Sequence[Step]:
+        if "steps" not in program._cache:
+            program._cache["steps"] = act_machine.steps_of(program.instrs, program.cfg,
+                                                           self._machine(program.cfg))
+        return program._cache["steps"]  # type: ignore[return-value]
+
+    def emits(self, program: Lowered) -> int:
+        """Dynamic data issues (loop/endloop excluded)."""
+        return sum(1 for s in self.steps(program) if not s.control)
+
+    def report(self, program: Lowered) -> dict[str, int]:
+        return {"rows": program.rows, "static": len(program.instrs),
+                "words": len(program.words), "dynamic": self.emits(program)}
+
+    def verify(self, workload: Workload, extents: Mapping[str, int], program: Lowered,
+               seed: int = 0) -> bool:
+        """Random operands at their placement through the reference model vs numpy."""
+        cfg, pl, ro = program.cfg, program.placement, program.roles
+        T, md = cfg.T, cfg.MAXDIM
+        A = np.zeros((md, md), np.int8)
+        B = np.zeros((md, md), np.int8)
+        rng = np.random.default_rng(seed)
+        values: dict[str, np.ndarray] = {}
+        for t in workload.operands:
+            if t.name not in pl.acts and t.name not in pl.wgts:
+                continue
+            shape = t.extent(extents)
+            v = rng.integers(-4, 5, size=shape)
+            values[t.name] = v
+            img, (r0, cb, _) = (A, pl.acts[t.name]) if t.name in pl.acts else (B, pl.wgts[t.name])
+            img[r0:r0 + shape[0], cb * T:cb * T + shape[1]] = v
+        out = _run_checked(program, A, B, np.zeros((md, md), np.int8))
+        gold = np.clip(workload.evaluate(values), -128, 127).astype(np.int8)
+        m, n = extents[ro.row], extents[ro.column]
+        return bool(np.array_equal(out[:m, :n], gold))
+
+    def measured(self, workload: Workload, extents: Mapping[str, int],
+                 program: Lowered) -> int | None:
+        """Published cosim cycles of exactly this program (the shipped ``gemm_program``,
+        or the mapper's loop-free 4x4x4 program) on a T=4, MAXDIM=16 build; else None.
+
+        The cycles are the QD=8-era row the cost model was calibrated on; the program
+        does not depend on QD.
+        """
+        ro = program.roles
+        m, k, n = extents[ro.row], extents[ro.reduce], extents[ro.column]
+        title = f"{workload.name} {m}x{k}x{n}"
+        if ((program.cfg.T, program.cfg.MAXDIM) != (4, 16) or title not in PUBLISHED_COSIM
+                or len(workload.contractions) != 1 or workload.epilogue not in ((), ("relu",))):
+            return None
+        try:
+            ref = gemm_program(m, k, n, relu=bool(workload.epilogue), cfg=program.cfg)
+        except ParameterRangeError:
+            return None
+        if list(program.instrs) == ref:
+            return HANDWRITTEN_COSIM.get(title, PUBLISHED_COSIM[title])
+        if (title == "gemm 4x4x4" and len(program.instrs) == len(ref) - 2
+                and _stream(program.instrs, program.cfg) == _stream(ref, program.cfg)):
+            return PUBLISHED_COSIM[title]  # same issues, no trip-1 output loop: 169
+        return None
+
+
+def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``refmodel.run`` minus its checker pass when this exact program (same instructions,
+    same build) was already checked at lowering: the stream it would walk is the same."""
+    stream = program._cache.get("stream")
+    if stream is None:
+        return refmodel.run(list(program.instrs), A, B, C, program.cfg)
+    m = refmodel.Machine(A, B, C, program.cfg)
+    for x in stream:  # type: ignore[attr-defined]
+        m.issue(x)
+    return m.C
+
+
+def _stream(program: Sequence[Instr], cfg: Config) -> list[tuple[int, ...]]:
+    """The dynamic issues as (op, nr, f0..f3), without pcs or ivs."""
+    return [(int(x.op), x.nr, *x.f) for x in expand(list(program), cfg)]
+
+
+def emit(workload: Workload, extents: Mapping[str, int], roles: Roles, emitted: Nest,
+         rows: int, pl: Placement, cfg: Config) -> list[Instr]:
+    """The program of a structurally accepted nest (sheet §7, emission rules).
+
+    The reduce loop splits the emitted loops into ``above`` and ``below`` (empty unless
+    acc-position was relieved). k=0 is peeled (``acc`` has no predicate): per term, one
+    overwriting pass over the ``below`` tiles, then ``Rt-1`` accumulating passes; then
+    one output pass. Activations are (re)staged right after the innermost row loop.
+    """
+    T, st = cfg.T, cfg.MAXDIM
+    row, red, col = roles.row, roles.reduce, roles.column
+    at = [i for i, lp in enumerate(emitted) if lp.rank == red]
+    if len(at) > 1:
+        raise NestError(f"{red} split over {len(at)} loops: no emission rule for a split "
+                        "accumulation")
+    if at:
+        above, rt, below = emitted[:at[0]], emitted[at[0]].factor, emitted[at[0] + 1:]
+    else:
+        above, rt, below = emitted, 1, ()
+    tiles = 1
+    for lp in below:
+        tiles *= lp.factor if lp.rank in (row, col) else 1
+    if rows * tiles > st:
+        raise NestError(f"{tiles} accumulator tiles of {rows} rows exceed one ar region "
+                        f"({st} rows)", "capacity")
+    row_at = [i for i, lp in enumerate(emitted) if lp.rank == row]
+    last_row = row_at[-1] if row_at else None
+    below_at = len(emitted) - len(below)
+    g = NestGen(cfg)
+
+    def stage_weights() -> None:
+        for _act, wgt in workload.contractions:
+            r0, cb, sp = pl.wgts[wgt]
+            lv = g.open(extents[col] // T)
+            g.emit(Op.DMA_LD, (1, r0, cb, sp), extents[red],
+                   [Term(2, lv, 1), Term(3, lv, st)])
+            g.close()
+
+    def stage_activations() -> None:
+        for act, _wgt in workload.contractions:
+            r0, cb, vr = pl.acts[act]
+            rterms = g.terms(1, row, rows)
+            lv = g.open(extents[red] // T)
+            g.emit(Op.DMA_LD, (2, r0, cb, vr), rows,
+                   [*rterms, Term(2, lv, 1), Term(3, lv, st)])
+            g.close()
+
+    def band(loops: Nest, at: int | None) -> int:
+        """Open ``loops`` (``emitted[at:]``); stage activations after the innermost row
+        loop when ``at`` is given; return how many were opened."""
+        for j, lp in enumerate(loops):
+            g.open(lp.factor, lp.rank)
+            if at is not None and at + j == last_row:
+                stage_activations()
+        return len(loops)
+
+    def close(n: int) -> None:
+        for _ in range(n):
+            g.close()
+
+    if last_row is None:
+        stage_activations()
+    stage_weights()
+    band(above, 0)
+    base = g.depth
+    for i, (act, wgt) in enumerate(workload.contractions):
+        vr, sp, ar = pl.acts[act][2], pl.wgts[wgt][2], pl.ar[i]
+        n = band(below, below_at)
+        g.emit(Op.MM, (vr, ar, 0, sp), rows,
+               [*g.tile_terms(1, (row, col), rows, base), *g.terms(3, col, st)])
+        close(n)
+        if rt > 1:
+            kl = g.open(rt - 1)
+            n = band(below, below_at)
+            g.emit(Op.MM, (vr + st, ar, 1, sp + T), rows,
+                   [Term(0, kl, st), *g.tile_terms(1, (row, col), rows, base),
+                    *g.terms(3, col, st), Term(3, kl, T)])
+            close(n)
+            g.close()
+    n = band(below, None)
+    res = pl.ar[0]
+    for i in range(1, len(workload.contractions)):
+        g.emit(Op.VADD, (res, res, pl.ar[i], 0), rows,
+               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base),
+                *g.tile_terms(2, (row, col), rows, base)])
+    for op in workload.epilogue:
+        if op != "relu":
+            raise NestError(f"epilogue {op!r} has no TinyTPU-isa instruction")
+        g.emit(Op.VRELU, (res, res, 0, 0), rows,
+               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base)])
+    g.emit(Op.MVOUT, (res, 0, 0, 0), rows,
+           [*g.tile_terms(0, (row, col), rows, base), *g.terms(1, row, rows),
+            *g.terms(2, col, 1)])
+    close(n)
+    close(len(above))
+    return g.done()
+
+
+def _register() -> TinyTPUTarget:
+    return registry.register(TinyTPUTarget())  # type: ignore[return-value]
+
+
+TARGET = _register()
+
+
+#: the gate's twelve problems (act-mapper sheet §11): (workload, (M, K, N))
+GATE_PROBLEMS: tuple[tuple[str, tuple[int, int, int]], ...] = (
+    *((w, s) for w in ("gemm", "gemm.relu")
+      for s in ((4, 4, 4), (8, 8, 8), (12, 12, 12), (16, 16, 8), (16, 16, 16))),
+    ("gemm.sum", (8, 8, 8)),
+    ("gemm.sum.relu", (16, 16, 4)),
+)
+#: published best makespans of the cost model (T=4, MAXDIM=16), by problem title
+PUBLISHED_BEST: dict[str, int] = {
+    "gemm 4x4x4": 40, "gemm 8x8x8": 115, "gemm 12x12x12": 227, "gemm 16x16x8": 261,
+    "gemm 16x16x16": 453, "gemm.relu 16x16x16": 517,
+}
+#: published cosim cycles (MAXDIM=16, QD=8 era) of the flow's pick, by problem title
+PUBLISHED_COSIM: dict[str, int] = {
+    "gemm 4x4x4": 169, "gemm 8x8x8": 262, "gemm 12x12x12": 418, "gemm 16x16x8": 484,
+    "gemm 16x16x16": 686, "gemm.relu 16x16x16": 750,
+}
+#: where the shipped gemm_program's cosim differs from the pick's (4x4x4: 10 vs 8 instrs)
+HANDWRITTEN_COSIM: dict[str, int] = {"gemm 4x4x4": 172}
