@@ -35,7 +35,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not str(part).startswith("function-"):
+        elif not (str(part).startswith("function-") and "[" in str(part)):
             out += f".{part}" if out else str(part)
     return out or "(top level)"
 
