@@ -53,3 +53,32 @@ class ValidationMismatch(PolyjouleError):
     """Two independent computations disagree (symbolic vs simulated, program vs numpy)."""
 
     exit_code = 1
+
+
+# --- moved here from the modules that raised them (rules branch) --------------------------
+
+
+class SchedulerUnreachable(PolyjouleError):
+    """The Dask scheduler address does not answer (exit 2, one line)."""
+
+
+class InProgramFile(PolyjouleError):
+    """A library error re-raised with the program file's name in front (same exit code)."""
+
+    def __init__(self, path: object, err: PolyjouleError):
+        text = str(err)
+        super().__init__(text if text.startswith(str(path)) else f"{path}: {text}")
+        self.exit_code = err.exit_code
+
+
+class NotSymbolic(Exception):
+    """Internal control flow, not a user error: the symbolic-tile rewrite does not apply.
+
+    :mod:`polyjoule.analysis.counts` raises it and its callers fall back to fixed tiles; it
+    never reaches the CLI, so it is deliberately not a :class:`PolyjouleError`. It lives here
+    only so that every exception class of the package is in one file.
+    """
+
+
+class OutputPathError(PolyjouleError):
+    """An output file cannot be written where asked (no such folder, a directory, ...)."""

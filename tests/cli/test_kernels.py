@@ -138,3 +138,12 @@ def test_dump_yaml_round_trips_every_builtin(name: str) -> None:
     again = load_kernel_data(yaml.safe_load(dump_yaml(data)), name)
     assert again.phases == registry.get(name).phases
     assert again.datasets == registry.get(name).datasets
+
+
+def test_localize_into_a_directory_is_named(tmp_path: Path) -> None:
+    c = tmp_path / "mm.c"
+    c.write_text(MM)
+    r = runner.invoke(app, ["localize", str(c), "-o", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "is a directory" in _err_line(r) and str(tmp_path) in _err_line(r)
+    assert [p.name for p in tmp_path.iterdir()] == ["mm.c"]

@@ -118,3 +118,25 @@ def test_missing_dask_extra(tmp_path, monkeypatch):
              str(tmp_path / "s.json"), "--cache-dir", str(tmp_path / "c"))
     assert r.exit_code == 2 and "pip install 'polyjoule[dask]'" in r.output
     assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize("dest, msg", [("missing/s.json", "no such folder"),
+                                       ("afile/s.json", "is a file, not a folder"),
+                                       ("adir", "is a directory")])
+def test_bad_output_destination_is_one_line_exit_2(tmp_path, cache_dir, dest, msg):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("keep\n")
+    r = _run("sweep", "gemm", "-s", "N=8", "--arrays", "4x4", "--csv", str(tmp_path / "s.csv"),
+             "--json", str(tmp_path / dest), "--cache-dir", str(cache_dir))
+    assert r.exit_code == 2, r.output
+    err = [line for line in r.output.splitlines() if line.strip()]
+    assert len(err) == 1 and msg in err[0] and str(tmp_path / dest) in err[0], r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"]  # no csv, no temp
+
+
+def test_plot_into_missing_folder_exit_2(tmp_path, cache_dir):
+    csv_p = tmp_path / "s.csv"
+    assert _run("sweep", "gemm", "-s", "N=8", "--arrays", "4x4", "--csv", str(csv_p),
+                "--cache-dir", str(cache_dir)).exit_code == 0
+    r = _run("plot", str(csv_p), "--kind", "pareto", "-o", str(tmp_path / "no" / "p.png"))
+    assert r.exit_code == 2 and "no such folder" in r.output, r.output

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,13 +9,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+import polybench_facts  # noqa: E402
 from pra_brute import env, execute, kernel_counts, random_inputs  # noqa: E402
 
 from polyjoule.library import kernels as registry  # noqa: E402
 
-POLYBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "polybench.json"
-if not POLYBENCH.exists():  # CI lays shared/ beside the checkout
-    POLYBENCH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "polybench.json"
+POLYBENCH = polybench_facts.load()  # PolyBench/C 4.2.1 facts, inside the repository
 
 REQUIRED = {"gemm", "gesummv", "bicg", "syrk", "syr2k", "trmm", "trisolv", "symm",
             "jacobi-1d", "jacobi-2d", "2mm", "atax", "mvt"}
@@ -63,9 +61,7 @@ def test_pra_at_smallest_and_odd_parameters(name: str) -> None:
 
 
 def test_datasets_match_polybench() -> None:
-    if not POLYBENCH.exists():
-        pytest.skip("shared/data/polybench.json not available")
-    data = {k["name"]: k for k in json.loads(POLYBENCH.read_text())["kernels"]}
+    data = POLYBENCH
     for n in set(ALL) - {"gesummv"}:  # gesummv uses independent N0, N1 (Nirmala et al.)
         for ds, vals in registry.get(n).datasets.items():
             assert vals == {p: v[ds] for p, v in data[n]["params"].items()}, (n, ds)
@@ -85,17 +81,15 @@ OP_DELTA = {
 
 @pytest.mark.parametrize("name", ALL)
 def test_operation_counts_match_polybench(name: str) -> None:
-    """mul/div counts equal PolyBench's ops x dynamic instances (polybench.json, MINI)."""
-    if not POLYBENCH.exists():
-        pytest.skip("shared/data/polybench.json not available")
-    data = {k["name"]: k for k in json.loads(POLYBENCH.read_text())["kernels"]}[name]
+    """mul/div counts equal PolyBench's ops x dynamic instances (polybench_facts.json, MINI)."""
+    data = POLYBENCH[name]
     values = {p: v["MINI"] for p, v in data["params"].items()}
     if name == "gesummv":
         values = {"N0": values["N"], "N1": values["N"]}
     want: dict[str, int] = {}
     for st in data["statements"]:
         for op, n in st["ops"].items():
-            want[op] = want.get(op, 0) + n * st["instances_by_dataset"]["MINI"]
+            want[op] = want.get(op, 0) + n * st["instances_MINI"]
     got = kernel_counts(registry.get(name), values)["ops"]
     delta = OP_DELTA.get(name, {})
     for op in ("mul", "div"):

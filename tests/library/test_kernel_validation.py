@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from polyjoule.errors import InfeasibleSchedule
+from polyjoule.analysis import analyze
+from polyjoule.analysis import simulator as sim
 from polyjoule.library import kernels as registry
-
-sim = pytest.importorskip("polyjoule.analysis.simulator")
-if not hasattr(sim, "simulate"):
-    pytest.skip("the simulator has not landed yet", allow_module_level=True)
-
-from polyjoule.analysis import analyze  # noqa: E402
 
 #: Array shapes and datasets per kernel: every kernel at MINI and SMALL on two shapes, except
 #: where noted. The 2-D time-iterated stencils are simulated on 1-D arrays here (their 2-D
-#: runs are in tests/sim/test_validation.py); jacobi-1d also on a 2-D array.
+#: runs are in tests/analysis/simulator/test_validation.py); jacobi-1d also on a 2-D array.
 BOTH = ("MINI", "SMALL")
 PLAN: dict[str, list[tuple[tuple[int, int], tuple[str, ...]]]] = {
     name: [((2, 2), BOTH), ((1, 4), BOTH)] for name in registry.names()}
@@ -36,10 +31,7 @@ def test_simulation_matches_numpy_and_symbolic_counts(
     a = analyze(k, array=array, values=dict(k.datasets[datasets[0]]))
     for ds in datasets:
         values = dict(k.datasets[ds])
-        try:
-            s = sim.simulate(k, array, values=values)
-        except InfeasibleSchedule as e:
-            pytest.skip(f"simulator cannot order {name}'s dependences yet: {e}")
+        s = sim.simulate(k, array, values=values)
         assert s.ok, (ds, s.checks, s.violations)
         r = a.evaluate(values)
         assert r.counts == s.counts, (ds, r.counts, s.counts)

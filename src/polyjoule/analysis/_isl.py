@@ -140,3 +140,9 @@ def to_formula(pwqp: isl.PwQPolynomial, names: list[str]) -> Formula:
         )
         pieces.append(Piece(tuple(divs), domain, iterms, den))
     return Formula(tuple(names), tuple(pieces))
+
+
+def overlap(params: list[str], dims: list[str], a: list[str], b: list[str]) -> bool:
+    """Do the conjunctions ``a`` and ``b`` share an integer point for some parameter values?"""
+    sets = Sets(params, dims)
+    return not sets.union([a]).intersect(sets.union([b])).is_empty()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from polyjoule.analysis import _isl
 from polyjoule.analysis.formula import Formula, Piece
 from polyjoule.analysis.simplify import merge_pieces
+from polyjoule.errors import NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.pra import PRA
@@ -54,10 +55,6 @@ class Volume:
 
     case: Case
     formula: Formula
-
-
-class NotSymbolic(Exception):
-    """Internal: the symbolic-tile rewrite does not apply (caller falls back)."""
 
 
 def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:

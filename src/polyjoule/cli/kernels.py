@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from rich.table import Table
 from polyjoule.cli._common import handles_errors, parse_assignments
 from polyjoule.errors import SpecError
 from polyjoule.model.pra import PRA, Kernel
+from polyjoule.reports.files import write_atomic
 
 
 def _read(path: str) -> str:
@@ -71,22 +70,6 @@ def dump_yaml(data: dict[str, Any]) -> str:
         out.append("    statements:")
         out += [f"      - {_flow(s)}" for s in ph["statements"]]
     return "\n".join(out) + "\n"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file: nothing half-written on failure."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as e:
-        raise SpecError(f"-o {path}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise SpecError(f"-o {path}: cannot write: {e.strerror}") from None
 
 
 def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
@@ -210,4 +193,4 @@ def register(app: typer.Typer) -> None:
         if output is None:
             sys.stdout.write(text)
         else:
-            _write_atomic(output, text)
+            write_atomic(output, text)

@@ -27,6 +27,22 @@ def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None)
     return resolve_values(k, set_, dataset, default="MINI", sizes=sizes)
 
 
+def checks_of(r: Any) -> dict[str, bool | None]:
+    """The simulator's checks, ``None`` (n/a) for a comparison that had nothing to compare.
+
+    A PRA file carries no numpy reference: its outputs were compared with nothing, so
+    ``outputs_match_reference`` is not applicable rather than ``ok``.
+    """
+    out: dict[str, bool | None] = dict(r.checks)
+    if r.reference is None:
+        out["outputs_match_reference"] = None
+    return out
+
+
+def _word(v: bool | None) -> str:
+    return "n/a" if v is None else "ok" if v else "FAILED"
+
+
 def _order(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
@@ -71,7 +87,7 @@ def register(app: typer.Typer) -> None:
                 op_latency=_op_latency(op_latency), seed=seed,
                 memory_limit=int(memory_gib * 2**30))
         if as_json:
-            typer.echo(json.dumps(r.to_json(), indent=2))
+            typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
         else:
             console = Console()
             t = Table(title=f"simulated {k.name} on a {arr[0]}x{arr[1]} array "
@@ -90,8 +106,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"{ph.name}: lambda_J={list(s.lambda_J)} lambda_K={list(s.lambda_K)} "
                               f"p={list(s.p)} t={list(s.t)} L_c={s.timing.L_c} "
                               f"makespan={ph.makespan:,}")
-            console.print("checks: " + ", ".join(f"{n} {'ok' if v else 'FAILED'}"
-                                                  for n, v in r.checks.items())
+            console.print("checks: " + ", ".join(f"{n} {_word(v)}" for n, v in checks_of(r).items())
                           + f"   ({r.seconds:.2f} s)")
             for v in r.violations:
                 console.print(f"  {v}")
@@ -127,8 +142,8 @@ def register(app: typer.Typer) -> None:
         sym = a.evaluate(values)
         latency = kernel_latency(kernel_schedules(k, arr, tl), values)
         rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(table), r.makespan)
-        rows += [(f"check {n}", "", "ok" if v else "FAILED", v) for n, v in r.checks.items()]
-        bad = [row for row in rows if not row[3]]
+        rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
+        bad = [row for row in rows if row[3] is False]
         if as_json:
             typer.echo(json.dumps({
                 "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
@@ -141,7 +156,8 @@ def register(app: typer.Typer) -> None:
             for col in ("what", "symbolic", "simulated", ""):
                 t.add_column(col, justify="left" if col == "what" else "right")
             for w_, s_, m_, ok in rows:
-                t.add_row(w_, _fmt(s_), _fmt(m_), "[green]ok[/]" if ok else "[red]DIFFERS[/]")
+                t.add_row(w_, _fmt(s_), _fmt(m_),
+                          "n/a" if ok is None else "[green]ok[/]" if ok else "[red]DIFFERS[/]")
             Console().print(t)
         if bad:
             raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -87,13 +88,31 @@ def register(app: typer.Typer) -> None:
             out.update({"kernel": k.name, "array": list(a.array), "energy_table": table.name,
                         "derive_seconds": a.derive_seconds, **extra})
             if as_latex:
-                from polyjoule.analysis.analyze import latex
-
-                out["latex"] = [latex(v.formula, ph.pra, ph.groups) for ph in a.phases
-                                for v in (ph.volumes or [])]
+                out["latex"] = [tex for *_, tex in latex_rows(a, values)]
             typer.echo(json.dumps(out, indent=2))
             return
-        _print(k, a, r, extra, as_latex)
+        _print(k, a, r, extra)
+        if as_latex:
+            typer.echo("LaTeX of the formulas:")
+            for phase, statement, case, tex in latex_rows(a, values):
+                head = f"{phase}: " if len(a.phases) > 1 else ""
+                typer.echo(f"  {head}{statement} {case}: ${tex}$")
+
+
+def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]]:
+    """(phase, statement, case, LaTeX) of every case formula, in the table's order.
+
+    Fixed-tile phases have a formula per tile sizes: the ones ``values`` choose are shown.
+    """
+    from polyjoule.analysis.analyze import latex
+
+    out = []
+    for ph in a.phases:
+        sizes = a.tile_sizes(ph, {p: int(values[p]) for p in ph.pra.params})
+        for v in ph.volumes_for(sizes):
+            out.append((ph.pra.name, v.case.statement.id, v.case.name,
+                        latex(v.formula, ph.pra, ph.groups)))
+    return out
 
 
 def _schedule(a: object, values: dict[str, int]) -> dict[str, object]:
@@ -103,7 +122,7 @@ def _schedule(a: object, values: dict[str, int]) -> dict[str, object]:
     return kernel_latency(a, values)
 
 
-def _print(k: Kernel, a, r, extra: dict, as_latex: bool) -> None:  # type: ignore[no-untyped-def]
+def _print(k: Kernel, a, r, extra: dict) -> None:  # type: ignore[no-untyped-def]
     console = Console()
     t = Table(title=f"{k.name} on a {a.array[0]}x{a.array[1]} array "
                     f"({', '.join(f'{p}={v}' for p, v in r.values.items())})")

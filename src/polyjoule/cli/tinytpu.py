@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from polyjoule.cli._common import handles_errors, parse_assignments
-from polyjoule.errors import PolyjouleError, SpecError
+from polyjoule.errors import InProgramFile, PolyjouleError, SpecError
 
 tinytpu_app = typer.Typer(
     name="tinytpu",
@@ -18,15 +18,6 @@ tinytpu_app = typer.Typer(
 
 CONFIG_HELP = ("Build parameters as NAME=VALUE,... (T, MAXDIM, QD, DMA_WORDS, IMEM_SIZE, "
                "LOOP_DEPTH, AGU_TERMS, AR_RAW_DIST, MAXROWS, SPAD_ROWS, NVR, NAR).")
-
-
-class _InFile(PolyjouleError):
-    """A library error re-raised with the program file's name in front (same exit code)."""
-
-    def __init__(self, path: Path, err: PolyjouleError):
-        text = str(err)
-        super().__init__(text if text.startswith(str(path)) else f"{path}: {text}")
-        self.exit_code = err.exit_code
 
 
 def _config(text: str | None):  # -> Config
@@ -54,7 +45,7 @@ def _in_file(path: Path, fn, *args):
     try:
         return fn(*args)
     except PolyjouleError as e:
-        raise _InFile(path, e) from None
+        raise InProgramFile(path, e) from None
 
 
 @tinytpu_app.command("disasm")

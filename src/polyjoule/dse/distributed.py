@@ -12,12 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from polyjoule.errors import MissingExtraError, PolyjouleError
+from polyjoule.errors import MissingExtraError, SchedulerUnreachable
 from polyjoule.model.pra import Kernel
-
-
-class SchedulerUnreachable(PolyjouleError):
-    """The Dask scheduler address does not answer (exit 2, one line)."""
 
 
 def derive_task(kernel: Kernel, array: tuple[int, int], tile: tuple[int, ...] | None) -> dict[str, Any]:

@@ -31,10 +31,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml
+from polyjoule.frontends.specfile import read_yaml, validation_error
 from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.model.expr import parse_expr
-from polyjoule.model.pra import PRA, Dim, Kernel, Statement, TensorDecl
+from polyjoule.model.pra import PRA, Dim, Kernel, Statement, TensorDecl, check_one_writer
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
 Scalar = int | str
@@ -179,14 +179,9 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
         raise SpecError(f"{where}: statements: repeated id")
-    return PRA(spec.name, params, tuple(spec.params.items()), tuple(dims), tuple(tensors),
-               tuple(spec.scalars.items()), tuple(statements), spec.dtype)
-
-
-def _fmt_validation(e: ValidationError, where: str) -> SpecError:
-    err = e.errors()[0]
-    loc = ".".join(str(x) for x in err["loc"] if x not in ("function-after",))
-    return SpecError(f"{where}: {loc or '(top level)'}: {err['msg']}")
+    return check_one_writer(PRA(spec.name, params, tuple(spec.params.items()), tuple(dims),
+                                tuple(tensors), tuple(spec.scalars.items()), tuple(statements),
+                                spec.dtype), where)
 
 
 def load_kernel_data(data: Any, where: str) -> Kernel:
@@ -200,7 +195,7 @@ def load_kernel_data(data: Any, where: str) -> Kernel:
             return Kernel(ks.name, phases, ks.description, ks.datasets)
         ps = PRASpec.model_validate(data)
     except ValidationError as e:
-        raise _fmt_validation(e, where) from None
+        raise validation_error(e, where) from None
     return Kernel(ps.name, (build_pra(ps, where),))
 
 

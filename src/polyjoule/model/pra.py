@@ -180,3 +180,26 @@ class Kernel:
                 )
             out[k] = int(v)
         return out
+
+
+def check_one_writer(pra: PRA, where: str) -> PRA:
+    """Refuse two statements that write one variable at one point: which value would win?
+
+    Writers of one variable are fine under disjoint conditions (a boundary input and an
+    interior transport); isl decides whether two conditions, within the dimension bounds and
+    the parameter minimums, share a point for some parameter values.
+    """
+    from polyjoule.analysis import _isl
+
+    base = [c.isl() for c in pra.domain()] + [f"{p} >= {lo}" for p, lo in pra.param_min]
+    writers = [(k, s) for k, s in enumerate(pra.statements) if s.kind != "output"]
+    for n, (ka, a) in enumerate(writers):
+        for kb, b in writers[n + 1:]:
+            if a.var != b.var:
+                continue
+            if _isl.overlap(list(pra.params), list(pra.dim_names),
+                            base + [c.isl() for c in a.when], [c.isl() for c in b.when]):
+                raise SpecError(
+                    f"{where}: statements[{ka}] ({a.id}) and statements[{kb}] ({b.id}) both "
+                    f"write {a.var!r} at the same points; give them disjoint 'when' conditions")
+    return pra

@@ -1,9 +1,9 @@
 """Writing sweep results: CSV and JSON, streamed, all-or-nothing.
 
 Every file is first written to a temporary file beside its target and renamed only after
-every requested file was written, so an error (or Ctrl-C) never leaves a half-written or
-stale-but-plausible output behind. Rows are streamed in chunks: a million design points do
-not need the whole text in memory.
+every requested file was written (:mod:`polyjoule.reports.files`), so an error (or Ctrl-C)
+never leaves a half-written or stale-but-plausible output behind. Rows are streamed in
+chunks: a million design points do not need the whole text in memory.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -20,6 +18,7 @@ from typing import IO, Any
 import numpy as np
 
 from polyjoule.dse.sweep import SweepResult
+from polyjoule.reports.files import Content, write_all_atomic
 
 CHUNK = 50_000
 
@@ -51,8 +50,15 @@ def write_csv(result: SweepResult, fh: IO[str]) -> None:
 
 
 def write_json(result: SweepResult, fh: IO[str]) -> None:
-    """``{...metadata, "validation": ..., "points": [{column: value}, ...]}``."""
-    head = {**result.meta, "validation": result.validation}
+    """``{...metadata, "n_points": N, "validation": ..., "points": [{column: value}, ...]}``.
+
+    The metadata's count is written as ``n_points``: ``points`` is the list of rows (a JSON
+    object with one key twice is read differently by different parsers).
+    """
+    meta = dict(result.meta)
+    if "points" in meta:
+        meta["n_points"] = meta.pop("points")
+    head = {**meta, "validation": result.validation}
     text = json.dumps(head, indent=1, default=_cell)
     fh.write(text[:-2] + ',\n "points": [')
     names = list(result.columns)
@@ -65,42 +71,20 @@ def write_json(result: SweepResult, fh: IO[str]) -> None:
     fh.write("\n ]\n}\n")
 
 
-def _umask() -> int:
-    um = os.umask(0)
-    os.umask(um)
-    return um
-
-
-def atomic_write(path: Path, write: Callable[[IO[str]], None]) -> str:
-    """Write into a temp file beside ``path`` (normal permissions); return its name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
+def _text(write: Callable[[IO[str]], None]) -> Callable[[Path], None]:
+    """A stream writer as a :mod:`polyjoule.reports.files` callback (text, no newline mapping)."""
+    def to(path: Path) -> None:
+        with path.open("w", newline="") as fh:
             write(fh)
-        os.chmod(tmp, 0o666 & ~_umask())
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
+    return to
 
 
 def write_outputs(result: SweepResult, csv_path: str | Path | None = None,
                   json_path: str | Path | None = None) -> list[Path]:
     """Write the requested files atomically (all of them or none)."""
-    jobs: list[tuple[Path, Callable[[IO[str]], None]]] = []
+    jobs: list[tuple[str | Path, Content]] = []
     if csv_path is not None:
-        jobs.append((Path(csv_path), lambda fh: write_csv(result, fh)))
+        jobs.append((csv_path, _text(lambda fh: write_csv(result, fh))))
     if json_path is not None:
-        jobs.append((Path(json_path), lambda fh: write_json(result, fh)))
-    temps: list[tuple[str, Path]] = []
-    try:
-        for path, fn in jobs:
-            temps.append((atomic_write(path, fn), path))
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    finally:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return [p for p, _ in jobs]
+        jobs.append((json_path, _text(lambda fh: write_json(result, fh))))
+    return write_all_atomic(jobs)

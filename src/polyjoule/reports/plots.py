@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from polyjoule.errors import SpecError
+from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tcpa.locations import CLASSES
 
 COLORS = {"RD": "#4C72B0", "FD": "#55A868", "ID": "#8172B2", "OD": "#CCB974", "IOb": "#64B5CD",
@@ -93,24 +92,12 @@ def _select(cols: Mapping[str, np.ndarray], where: Mapping[str, str]) -> np.ndar
 
 
 def _save(fig: Any, out: str | Path) -> Path:
-    """Write atomically (temp file + rename) in the format of the extension."""
+    """Write atomically (:mod:`polyjoule.reports.files`) in the format of the extension."""
     out = Path(out)
     fmt = out.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise SpecError(f"-o: {out}: unsupported format (use .png, .svg or .pdf)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=f".{fmt}")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format=fmt, dpi=130, bbox_inches="tight")
-        um = os.umask(0)
-        os.umask(um)
-        os.chmod(tmp, 0o666 & ~um)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return out
+    return write_atomic(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=130, bbox_inches="tight"))
 
 
 def breakdown(cols: Mapping[str, np.ndarray], out: str | Path, x: str | None = None,

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml
+from polyjoule.frontends.specfile import read_yaml, validation_error
 from polyjoule.targets.tcpa.energy import EnergyTable, default_table
 
 
@@ -58,9 +58,7 @@ def load_array(path: str | Path) -> ProcessorArray:
     try:
         spec = _ArraySpec.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        raise SpecError(f"{p}: {loc}: {err['msg']}") from None
+        raise validation_error(e, p) from None
     table = default_table()
     if spec.energy:
         table = table.merged(spec.energy, f"{p}: energy")

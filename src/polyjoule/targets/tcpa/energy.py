@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml
+from polyjoule.frontends.specfile import read_yaml, validation_error
 from polyjoule.targets.tcpa.locations import CLASSES
 
 
@@ -54,9 +54,7 @@ class EnergyTable:
         try:
             t = _Table.model_validate(data)
         except ValidationError as e:
-            err = e.errors()[0]
-            loc = ".".join(str(x) for x in err["loc"])
-            raise SpecError(f"{where}: {loc}: {err['msg']}") from None
+            raise validation_error(e, where) from None
         access = dict(self.access_pj)
         ops = {k: dict(v) for k, v in self.op_pj.items()}
         sources = dict(self.sources)

@@ -8,13 +8,12 @@ in hex, the 8 header words first, then two words per instruction.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from polyjoule.errors import SpecError
+from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tinytpu.assembler import assemble
 from polyjoule.targets.tinytpu.disasm import disassemble
 from polyjoule.targets.tinytpu.isa import BY_MNEMONIC, EncodingError, Instr, Term, decode
@@ -169,11 +168,4 @@ def save_program(path: str | Path, program: Sequence[Instr], cfg: Config,
     if tag is not None:
         M, K, N, relu = tag
         text = f"# polyjoule: gemm {M}x{K}x{N}{' relu' if relu else ''}\n" + text
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)

@@ -1,0 +1,90 @@
+"""Writing an output file all-or-nothing: one temp file beside the target, then a rename.
+
+An error (or Ctrl-C) while writing never leaves a half-written or stale-but-plausible file:
+the temp file is removed on any exception. The destination is checked first, so a missing
+folder or a directory in the way is one named error, not a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from polyjoule.errors import OutputPathError
+
+#: What to write: text, bytes, or a callback that writes the file at the path it is given.
+Content = str | bytes | Callable[[Path], None]
+
+
+def check_destination(path: str | Path) -> Path:
+    """``path`` as a :class:`Path` if a file can be created there, else :class:`OutputPathError`."""
+    p = Path(path)
+    folder = p.parent
+    if p.is_dir():
+        raise OutputPathError(f"{p}: is a directory, not a file")
+    for up in (folder, *folder.parents):
+        if up.exists() and not up.is_dir():
+            raise OutputPathError(f"{p}: {up} is a file, not a folder")
+    if not folder.is_dir():
+        raise OutputPathError(f"{p}: no such folder {folder}")
+    return p
+
+
+def _umask() -> int:
+    um = os.umask(0)
+    os.umask(um)
+    return um
+
+
+def stage(path: Path, content: Content) -> Path:
+    """Write ``content`` to a temp file beside ``path`` (the user's umask); return the temp."""
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise OutputPathError(f"{path}: cannot write: {e.strerror}") from None
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if isinstance(content, str):
+                fh.write(content.encode())
+            elif isinstance(content, bytes):
+                fh.write(content)
+        if callable(content):
+            content(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputPathError(f"{path}: cannot write: {e.strerror or e}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _rename(tmp: Path, path: Path) -> None:
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        raise OutputPathError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def write_all_atomic(jobs: Sequence[tuple[str | Path, Content]]) -> list[Path]:
+    """Write every ``(path, content)`` or none: all are staged before any is renamed."""
+    paths = [check_destination(p) for p, _ in jobs]
+    temps: list[Path] = []
+    try:
+        for path, (_, content) in zip(paths, jobs, strict=True):
+            temps.append(stage(path, content))
+        for tmp, path in zip(temps, paths, strict=True):
+            _rename(tmp, path)
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+    return paths
+
+
+def write_atomic(path: str | Path, content: Content) -> Path:
+    """Write one file all-or-nothing (see :func:`write_all_atomic`)."""
+    return write_all_atomic([(path, content)])[0]
