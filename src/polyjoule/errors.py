@@ -53,3 +53,18 @@ class ValidationMismatch(PolyjouleError):
     """Two independent computations disagree (symbolic vs simulated, program vs numpy)."""
 
     exit_code = 1
+
+
+# --- TinyTPU-isa builds and judge ---------------------------------------------------
+
+
+class BuildFileError(SpecError):
+    """A build file (``--machine``) that cannot be read or names a parameter out of range."""
+
+
+class BuildMismatchError(SpecError):
+    """A program file made for one build handed to a tool running another."""
+
+
+class WorkloadSpecError(SpecError):
+    """A workload spec JSON (judge corpus) that breaks the spec format; names file and key."""
