@@ -288,7 +288,7 @@ def map_cmd(
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
-    with machine_target(machine):
+    with machine_target(machine, echo=not as_json):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa)
 

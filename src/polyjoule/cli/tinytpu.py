@@ -244,22 +244,23 @@ def register(app: typer.Typer) -> None:
 
 
 @contextmanager
-def machine_target(machine: str | None) -> Iterator[None]:
+def machine_target(machine: str | None, echo: bool = True) -> Iterator[None]:
     """Run a mapper command (``map``, ``map --tosa``, ``import``) on the build ``--machine``.
 
     The ``tinytpu-isa`` target is re-registered for that build for the command's
     duration and restored after, so the search, census and TOSA paths need no change.
+    ``echo`` prints the build header first (off for JSON output).
     """
-    if machine is None:
-        yield
-        return
     from polyjoule.search import target as targets
     from polyjoule.targets.tinytpu import builds
     from polyjoule.targets.tinytpu.target import TinyTPUTarget
 
     build = builds.load(machine)
+    if echo:
+        typer.echo(f"# {build.header()}")
     before = targets.get("tinytpu-isa")
-    targets.register(TinyTPUTarget(build.cfg))
+    if machine is not None:
+        targets.register(TinyTPUTarget(build.cfg))
     try:
         yield
     finally:

@@ -46,7 +46,7 @@ def import_model(
     mlir = export(net, *example_inputs(shapes, dtype))
     if emit is not None:
         emit.write_text(str(mlir))
-    with machine_target(machine):
+    with machine_target(machine, echo=not as_json):
         code = report(from_module(mlir), model, top=top, json=as_json)
     raise typer.Exit(code)
 

@@ -100,3 +100,12 @@ def test_map_machine_runs_the_search_on_that_build_and_restores_the_default():
 def test_unknown_machine_is_one_line_exit_2():
     r = invoke("map", "gemm", "4x4x4", "--machine", "nosuch")
     assert r.exit_code == 2 and "neither a shipped build" in r.output
+
+
+def test_map_prints_its_build_first_and_json_stays_json():
+    import json
+
+    r = invoke("map", "gemm", "4x4x4", "--no-verify", "--top", "1")
+    assert r.exit_code == 0 and r.output.startswith("# build maxdim16: T=4 MAXDIM=16")
+    r = invoke("map", "gemm", "4x4x4", "--no-verify", "--top", "1", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["encodable"] >= 1
