@@ -109,3 +109,20 @@ def test_map_prints_its_build_first_and_json_stays_json():
     assert r.exit_code == 0 and r.output.startswith("# build maxdim16: T=4 MAXDIM=16")
     r = invoke("map", "gemm", "4x4x4", "--no-verify", "--top", "1", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["encodable"] >= 1
+
+
+M32 = """func.func @main(%a: tensor<1x32x32xi8>, %b: tensor<1x32x32xi8>) -> tensor<1x32x32xi32> {
+    %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %0 = tosa.matmul %a, %b, %z, %z : (tensor<1x32x32xi8>, tensor<1x32x32xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x32x32xi32>
+    return %0 : tensor<1x32x32xi32>
+}"""
+
+
+def test_map_tosa_machine_maps_a_layer_the_default_build_cannot(tmp_path):
+    p = tmp_path / "m32.mlir"
+    p.write_text(M32)
+    r = invoke("map", "--tosa", p)
+    assert r.exit_code == 1 and "0 mapped" in r.output and "shape" in r.output
+    r = invoke("map", "--tosa", p, "--machine", "maxdim64")
+    assert r.exit_code == 0 and "1 mapped" in r.output and "best N8>K8" in r.output
+    assert r.output.startswith("# build maxdim64")
