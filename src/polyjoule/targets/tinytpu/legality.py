@@ -42,8 +42,9 @@ def _r(layer: str, text: str, change: str) -> Rule:
     return Rule(layer, text, change)
 
 
-#: the 23 judge rules (sheet §11), plus our ``agu.target`` (a check the sheet names
-#: under the stale-iv step but the judge table does not)
+#: the 23 judge rules (sheet §11), plus two of ours: ``agu.target`` (a check the sheet
+#: names under the stale-iv step but the judge table does not) and ``agu.terms`` (more
+#: terms than the build's AGU_TERMS: assemble refuses to encode it)
 RULES: dict[str, Rule] = {
     "ar.raw_distance": _r("isa", "an ar row is read at least AR_RAW_DIST accu steps after "
                           "its last write", "make the accumulating mm cover >= AR_RAW_DIST "
@@ -93,7 +94,12 @@ RULES: dict[str, Rule] = {
                                  "add the mvouts for the missing rows or column blocks"),
     "agu.target": _r("isa", "AGU terms only on data instructions, targets f0..f3",
                      "drop the term or move it to a data instruction"),
+    "agu.terms": _r("encoding", "an instruction carries at most AGU_TERMS terms",
+                    "fold a term into the base or a loop, or use a build with more terms "
+                    "(agu4)"),
 }
+#: the rules of the judge table (sheet §11); the others above are ours
+JUDGE_RULES = tuple(r for r in RULES if r not in ("agu.target", "agu.terms"))
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,8 @@ def _pc(message: str) -> int | None:
 
 
 def _from(e: ProgramError | AssemblyError) -> Rejection:
-    rule = e.rule if e.rule in RULES else "enc.field_range"
-    return Rejection(RULES[rule].layer, rule, e.message, _pc(e.message))
+    assert e.rule in RULES, f"rule {e.rule!r} missing from the judge's table"
+    return Rejection(RULES[e.rule].layer, e.rule, e.message, _pc(e.message))
 
 
 def isa_layer(program: Sequence[Instr], cfg: Config) -> list[Issue] | Rejection:
