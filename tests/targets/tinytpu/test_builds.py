@@ -126,3 +126,15 @@ def test_map_tosa_machine_maps_a_layer_the_default_build_cannot(tmp_path):
     r = invoke("map", "--tosa", p, "--machine", "maxdim64")
     assert r.exit_code == 0 and "1 mapped" in r.output and "best N8>K8" in r.output
     assert r.output.startswith("# build maxdim64")
+
+
+def test_a_program_for_an_unnamed_build_says_which_parameters_differ(tmp_path):
+    p = tmp_path / "g.tasm"
+    r = invoke("tinytpu", "gen", "gemm", "8x8x8", "-o", p, "--config", "QD=8")
+    assert r.exit_code == 0 and "# build maxdim16+QD=8" in r.output
+    r = invoke("tinytpu", "cycles", p)
+    assert r.exit_code == 2 and "QD=8 (tool: 16)" in r.output and "--machine FILE.yaml" in r.output
+    b = tmp_path / "qd8.yaml"
+    b.write_text("MAXDIM: 16\nQD: 8\n")
+    assert invoke("tinytpu", "cycles", p, "--machine", b).exit_code == 0
+    assert invoke("tinytpu", "cycles", p, "--config", "QD=8").exit_code == 0

@@ -188,5 +188,7 @@ def require_same(path: str | Path, build: Build) -> None:
             for k in ("T", "MAXDIM", "QD", "DMA_WORDS", "IMEM_SIZE", "LOOP_DEPTH",
                       "AGU_TERMS", "AR_RAW_DIST", "MAXROWS", "SPAD_ROWS", "NVR", "NAR")
             if getattr(made.cfg, k) != getattr(build.cfg, k)]
+    hint = (f"--machine {made.name}" if made.name in shipped() else
+            "a build file (--machine FILE.yaml) with " + " ".join(d.split(" ")[0] for d in diff))
     raise BuildMismatchError(f"{path}: build: made for build {made.name} ({', '.join(diff)}); "
-                             f"this tool runs build {build.name}: pass --machine {made.name}")
+                             f"this tool runs build {build.name}: pass {hint}")
