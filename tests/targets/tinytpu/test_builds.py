@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from polyjoule.cli import app
-from polyjoule.errors import BuildFileError, BuildMismatchError
+from polyjoule.errors import BuildFileError, BuildMismatchError, PolyjouleError
 from polyjoule.search import target as targets
 from polyjoule.targets.tinytpu import builds
 from polyjoule.targets.tinytpu.params import Config
@@ -138,3 +138,18 @@ def test_a_program_for_an_unnamed_build_says_which_parameters_differ(tmp_path):
     b.write_text("MAXDIM: 16\nQD: 8\n")
     assert invoke("tinytpu", "cycles", p, "--machine", b).exit_code == 0
     assert invoke("tinytpu", "cycles", p, "--config", "QD=8").exit_code == 0
+
+
+def test_depth6_builds_nest_six_loops_and_encode_levels_4_and_5():
+    from polyjoule.targets.tinytpu.asmfile import parse_tasm
+    from polyjoule.targets.tinytpu.assembler import assemble
+    from polyjoule.targets.tinytpu.isa import decode
+
+    text = "loop nr=1\n" * 6 + "dma_ld f0=2 nr=4  f3 += iv5*4\n" + "endloop\n" * 6
+    prog = parse_tasm(text)
+    cfg = builds.load("depth6").cfg
+    words = assemble(prog, cfg)
+    assert decode(words[8 + 12], words[8 + 13], cfg) == prog[6]
+    for name in ("maxdim16", "agu4"):
+        with pytest.raises(PolyjouleError, match="loop.depth"):
+            assemble(prog, builds.load(name).cfg)
