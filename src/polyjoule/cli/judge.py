@@ -50,6 +50,9 @@ def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
                f"{s.reference[2]}, cosim "
                f"{s.reference[3] if s.reference[3] is not None else 'never completed'} "
                f"(T=4, MAXDIM=16, QD=8 era)") if s.reference else ""
+        if s.cosim is not None:
+            ref += (f"; cosim of this exact program on this build: {s.cosim.cycles} "
+                    f"({s.cosim.series})")
         pace = {None: "", True: "; fast (estimate within 10% of the reference's)",
                 False: "; SLOW (estimate more than 10% above the reference's)"}[s.fast]
         typer.echo(f"fast: model {s.model} cycles; estimate {s.estimate:.0f} "
@@ -68,7 +71,8 @@ def _row(v: Any) -> list[str]:
     return [v.spec.name, v.mapping, v.status, v.detail if not v.cases else cases,
             str(s.model) if s else "-", f"{s.estimate:.0f}" if s else "-",
             str(s.reference[2]) if s and s.reference else "-",
-            str(s.reference[3]) if s and s.reference and s.reference[3] else "-"]
+            str(s.reference[3]) if s and s.reference and s.reference[3] else "-",
+            str(s.cosim.cycles) if s and s.cosim else "-"]
 
 
 def _corpus(build: Any, seed: int) -> None:
@@ -80,9 +84,11 @@ def _corpus(build: Any, seed: int) -> None:
 
     verdicts = [judge_best(corpus.load(n), build.cfg, seed) for n in corpus.names()]
     t = Table(title=f"judge --corpus on build {build.name} (wrong/clobbered bytes per "
-              "distribution: small mid full corner)", title_justify="left")
+              "distribution: small mid full corner; ref = the reference submission, T=4 "
+              "MAXDIM=16 QD=8 era; cosim = published figure of this exact program on this "
+              "build)", title_justify="left")
     for col in ("spec", "mapping", "verdict", "cases / reason", "model", "estimate",
-                "ref est.", "ref cosim"):
+                "ref est.", "ref cosim", "cosim"):
         t.add_column(col)
     for v in verdicts:
         t.add_row(*_row(v))

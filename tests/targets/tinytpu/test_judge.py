@@ -117,3 +117,18 @@ def test_cli_bad_input_is_exit_2(tmp_path):
     r = invoke("gemm_4x4x4", g)  # made for another build: not judged on the default
     assert r.exit_code == 2 and "pass --machine maxdim64" in r.output
     assert invoke("gemm_4x4x4", g, "--machine", "maxdim64").exit_code == 0
+
+
+def test_fast_tier_shows_the_cosim_of_exactly_this_program_on_this_build():
+    from polyjoule.targets.tinytpu.judge import exact_cosim
+    from polyjoule.targets.tinytpu.programs import gemm_program
+
+    s16 = corpus.load("gemm_16x16x16")
+    shipped = gemm_program(16, 16, 16, False, CFG)
+    assert exact_cosim(s16, shipped, CFG).cycles == 674  # sheet §14, MAXDIM=16 QD=16
+    assert exact_cosim(s16, shipped, builds.load("agu4").cfg) is None  # another build
+    v = judge_best(corpus.load("gemm_4x4x4"), CFG)  # the mapper's 8-instruction program
+    assert v.speed.cosim is None and v.speed.reference[3] == 172
+    md64 = builds.load("maxdim64").cfg
+    v = judge_best(s16, md64)
+    assert v.speed.cosim.cycles == 868 and abs(v.speed.model - 868) <= 0.05 * 868

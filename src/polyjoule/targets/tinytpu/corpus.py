@@ -69,6 +69,16 @@ def _workload(spec: WorkloadSpec) -> str:
     return "gemm.relu" if epi[0] == "relu" else "gemm"
 
 
+def gemm_shape(spec: WorkloadSpec) -> tuple[int, int, int, bool] | None:
+    """(M, K, N, relu) when the spec is a registered GEMM at the mapper's placement."""
+    try:
+        relu = _workload(spec) == "gemm.relu"
+    except ValueError:
+        return None
+    d = spec.dims
+    return d["m"], d["k"], d["n"], relu
+
+
 def map_spec(spec: WorkloadSpec, cfg: Config) -> Mapped:
     """The mapper's best program for ``spec`` on ``cfg`` (search, rank, first candidate)."""
     from polyjoule.library import workloads as registry

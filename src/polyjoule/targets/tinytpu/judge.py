@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from polyjoule.targets.tinytpu import refmodel
+from polyjoule.targets.tinytpu import measured, refmodel
 from polyjoule.targets.tinytpu.assembler import header_of
 from polyjoule.targets.tinytpu.cycles import simulate
 from polyjoule.targets.tinytpu.isa import Instr
 from polyjoule.targets.tinytpu.legality import Rejection, legal
+from polyjoule.targets.tinytpu.measured import Measurement
 from polyjoule.targets.tinytpu.params import Config
+from polyjoule.targets.tinytpu.programs import gemm_program
 from polyjoule.targets.tinytpu.spec import WorkloadSpec
 
 DISTRIBUTIONS = ("small", "mid", "full", "corner")
@@ -109,15 +111,36 @@ def correct(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config,
     return [run_case(spec, program, cfg, d, seed + i) for i, d in enumerate(DISTRIBUTIONS)]
 
 
+def exact_cosim(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config
+                ) -> Measurement | None:
+    """The published cosim figure of exactly this program on exactly this build, if any.
+
+    Published figures are of the shipped ``gemm_program``; the MLP rows are left out
+    (their programs are an assumption, see :mod:`measured`).
+    """
+    from polyjoule.targets.tinytpu.corpus import gemm_shape
+
+    shape = gemm_shape(spec)
+    if shape is None:
+        return None
+    for m in measured.ALL:
+        if (m.M, m.K, m.N, m.relu) == shape and not m.series.startswith("mlp") \
+                and m.config().describe() == cfg.describe() \
+                and tuple(program) == tuple(gemm_program(m.M, m.K, m.N, m.relu, cfg)):
+            return m
+    return None
+
+
 @dataclass(frozen=True)
 class Speed:
-    """The fast tier: model cycles, the cheap estimate, and the published reference."""
+    """The fast tier: model cycles, the cheap estimate, and the published figures."""
 
     model: int
     unit: str
     work: int
     estimate: float
     reference: tuple[str, int, int, int | None] | None
+    cosim: Measurement | None = None
 
     @property
     def fast(self) -> bool | None:
@@ -132,7 +155,7 @@ def speed(spec: WorkloadSpec, program: Sequence[Instr], stream: Sequence, cfg: C
     unit = max(ESTIMATE_UNITS, key=lambda u: work[u])
     ref = REFERENCE.get(spec.name) if (cfg.T, cfg.MAXDIM) == (4, 16) else None
     return Speed(simulate(program, cfg).cycles, unit, work[unit],
-                 ESTIMATE[0] + ESTIMATE[1] * work[unit], ref)
+                 ESTIMATE[0] + ESTIMATE[1] * work[unit], ref, exact_cosim(spec, program, cfg))
 
 
 @dataclass
