@@ -132,3 +132,15 @@ def test_fast_tier_shows_the_cosim_of_exactly_this_program_on_this_build():
     md64 = builds.load("maxdim64").cfg
     v = judge_best(s16, md64)
     assert v.speed.cosim.cycles == 868 and abs(v.speed.model - 868) <= 0.05 * 868
+
+
+def test_cli_judges_a_spec_file_given_by_path(tmp_path):
+    import json
+
+    doc = corpus.load("gemm_8x8x8").model_dump(exclude_none=True)
+    doc.update(name="my_gemm", epilogue=["relu", "saturate"])
+    p = tmp_path / "my.json"
+    p.write_text(json.dumps(doc))
+    r = invoke(p)
+    assert r.exit_code == 0 and "VERDICT my_gemm CORRECT" in r.output
+    assert "program: the mapper's best" in r.output
