@@ -82,3 +82,18 @@ class NotSymbolic(Exception):
 
 class OutputPathError(PolyjouleError):
     """An output file cannot be written where asked (no such folder, a directory, ...)."""
+
+
+# --- TinyTPU-isa builds and judge ---------------------------------------------------
+
+
+class BuildFileError(SpecError):
+    """A build file (``--machine``) that cannot be read or names a parameter out of range."""
+
+
+class BuildMismatchError(SpecError):
+    """A program file made for one build handed to a tool running another."""
+
+
+class WorkloadSpecError(SpecError):
+    """A workload spec JSON (judge corpus) that breaks the spec format; names file and key."""

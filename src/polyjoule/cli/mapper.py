@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from polyjoule.cli._common import handles_errors
+from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
 from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
 
 EVIDENCE = ("evidence: encodable = passes the checker and the reference model agrees with "
@@ -284,8 +285,17 @@ def map_cmd(
     list_: bool = typer.Option(False, "--list", help="List workloads and targets."),
     tosa: Path | None = typer.Option(None, "--tosa", help="Map every layer of a TOSA MLIR "
                                      "file (needs the tosa extra)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
+    with machine_target(machine, echo=not as_json):
+        _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
+             list_, tosa)
+
+
+def _map(workload: str | None, shape: str | None, target: str, top: int, slots: int,
+         census: bool, relieve: str | None, as_json: bool, no_verify: bool, gate: bool,
+         list_: bool, tosa: Path | None) -> None:
     if tosa is not None:
         from polyjoule.frontends.tosa.cli_support import map_tosa_file
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -16,29 +18,27 @@ tinytpu_app = typer.Typer(
     no_args_is_help=True,
 )
 
-CONFIG_HELP = ("Build parameters as NAME=VALUE,... (T, MAXDIM, QD, DMA_WORDS, IMEM_SIZE, "
+MACHINE_HELP = ("Build: a shipped name (maxdim16 = the default, maxdim64, t8, agu4, depth6, "
+                "agu4-depth6-imem104) or a build YAML file.")
+CONFIG_HELP = ("Override build parameters as NAME=VALUE,... (T, MAXDIM, QD, DMA_WORDS, IMEM_SIZE, "
                "LOOP_DEPTH, AGU_TERMS, AR_RAW_DIST, MAXROWS, SPAD_ROWS, NVR, NAR).")
 
 
-def _config(text: str | None):  # -> Config
-    from polyjoule.targets.tinytpu.params import Config
+def _build(machine: str | None, config: str | None):  # -> Build
+    """The build a command runs: ``--machine`` (default: the published build) + ``--config``."""
+    from polyjoule.targets.tinytpu import builds
 
-    names = {f.name.upper(): f.name for f in dataclasses.fields(Config)}
-    kwargs = {}
-    for key, value in parse_assignments(text, "--config").items():
-        if key.upper() not in names:
-            raise SpecError(f"--config: {key}: not a build parameter ({', '.join(names)})")
-        kwargs[names[key.upper()]] = value
-    try:
-        return Config(**kwargs)
-    except SpecError as e:
-        raise SpecError(f"--config: {e}") from None
+    build = builds.with_overrides(builds.load(machine), parse_assignments(config, "--config"))
+    typer.echo(f"# {build.header()}")  # a comment, so disasm output stays valid .tasm
+    return build
 
 
-def _load(path: Path, cfg):  # -> list[Instr]
+def _load(path: Path, build):  # -> list[Instr]
     from polyjoule.targets.tinytpu.asmfile import load_program
+    from polyjoule.targets.tinytpu.builds import require_same
 
-    return load_program(path, cfg)
+    require_same(path, build)
+    return load_program(path, build.cfg)
 
 
 def _in_file(path: Path, fn, *args):
@@ -52,26 +52,29 @@ def _in_file(path: Path, fn, *args):
 @handles_errors
 def disasm_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Print a program readably: pc, loops indented, AGU terms as 'f3 += iv0*64'."""
     from polyjoule.targets.tinytpu.disasm import disassemble
 
-    cfg = _config(config)
-    typer.echo(disassemble(_load(program, cfg)), nl=False)
+    build = _build(machine, config)
+    typer.echo(disassemble(_load(program, build)), nl=False)
 
 
 @tinytpu_app.command("check")
 @handles_errors
 def check_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
     from polyjoule.targets.tinytpu.assembler import assemble, header
 
-    cfg = _config(config)
-    prog = _load(program, cfg)
+    build = _build(machine, config)
+    cfg = build.cfg
+    prog = _load(program, build)
     words = _in_file(program, assemble, prog, cfg)
     h = header(prog, cfg)
     typer.echo(f"{program}: ok: {len(prog)} static instructions, {len(words)} words "
@@ -90,6 +93,7 @@ def _gemm_tag(path: Path) -> tuple[int, int, int, bool] | None:
 @handles_errors
 def run_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed for random int8 A and B (when no .npy)."),
     full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
@@ -107,8 +111,9 @@ def run_cmd(
     from polyjoule.errors import ValidationMismatch
     from polyjoule.targets.tinytpu.refmodel import gemm_expected, run
 
-    cfg = _config(config)
-    prog = _load(program, cfg)
+    build = _build(machine, config)
+    cfg = build.cfg
+    prog = _load(program, build)
     rng = np.random.default_rng(seed)
     shape = (cfg.MAXDIM, cfg.MAXDIM)
     lo, hi = (-128, 128) if full_range else (-8, 9)
@@ -176,18 +181,19 @@ def _shape(text: str) -> tuple[int, int, int]:
 @handles_errors
 def cycles_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
     from polyjoule.targets.tinytpu.assembler import check_program
     from polyjoule.targets.tinytpu.cycles import simulate
 
-    cfg = _config(config)
-    prog = _load(program, cfg)
+    build = _build(machine, config)
+    cfg = build.cfg
+    prog = _load(program, build)
     _in_file(program, check_program, prog, cfg)
     res = simulate(prog, cfg)
-    typer.echo(f"{program}: {res.cycles} cycles (model; T={cfg.T} MAXDIM={cfg.MAXDIM} "
-               f"QD={cfg.QD} DMA_WORDS={cfg.DMA_WORDS})")
+    typer.echo(f"{program}: {res.cycles} cycles (model; build {build.name})")
     for k, v in res.breakdown().items():
         typer.echo(f"  {k:22s} {v}")
 
@@ -204,16 +210,21 @@ def gen_gemm_cmd(
                                 "(.tasm or .thex)."),
     relu: bool = typer.Option(False, "--relu", help="Apply relu before the output."),
     flat: bool = typer.Option(False, "--flat", help="Fully unrolled (absolute addresses)."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Write the shipped tiled GEMM (sheet §12) as a program file."""
     from polyjoule.targets.tinytpu.asmfile import save_program
+    from polyjoule.targets.tinytpu.assembler import assemble
+    from polyjoule.targets.tinytpu.builds import record
     from polyjoule.targets.tinytpu.programs import gemm_program, gemm_program_flat
 
-    cfg = _config(config)
+    build = _build(machine, config)
+    cfg = build.cfg
     M, K, N = _shape(shape)
     prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
-    _in_file(output, save_program, output, prog, cfg, (M, K, N, relu))
+    _in_file(output, assemble, prog, cfg)  # never write a program `check` refuses
+    _in_file(output, save_program, output, prog, cfg, (M, K, N, relu), record(build))
     typer.echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
                "instructions")
 
@@ -221,3 +232,27 @@ def gen_gemm_cmd(
 def register(app: typer.Typer) -> None:
     """Add the ``tinytpu`` command group to the app."""
     app.add_typer(tinytpu_app)
+
+
+@contextmanager
+def machine_target(machine: str | None, echo: bool = True) -> Iterator[None]:
+    """Run a mapper command (``map``, ``map --tosa``, ``import``) on the build ``--machine``.
+
+    The ``tinytpu-isa`` target is re-registered for that build for the command's
+    duration and restored after, so the search, census and TOSA paths need no change.
+    ``echo`` prints the build header first (off for JSON output).
+    """
+    from polyjoule.search import target as targets
+    from polyjoule.targets.tinytpu import builds
+    from polyjoule.targets.tinytpu.target import TinyTPUTarget
+
+    build = builds.load(machine)
+    if echo:
+        typer.echo(f"# {build.header()}")
+    before = targets.get("tinytpu-isa")
+    if machine is not None:
+        targets.register(TinyTPUTarget(build.cfg))
+    try:
+        yield
+    finally:
+        targets.register(before)

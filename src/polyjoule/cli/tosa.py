@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 
 from polyjoule.cli._common import handles_errors, parse_ints
+from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
 from polyjoule.errors import SpecError
 
 
@@ -28,6 +29,7 @@ def import_model(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
     """Export a PyTorch module to TOSA and map it layer by layer (needs the tosa extra)."""
     from polyjoule.frontends.tosa import from_module
@@ -44,7 +46,9 @@ def import_model(
     mlir = export(net, *example_inputs(shapes, dtype))
     if emit is not None:
         emit.write_text(str(mlir))
-    raise typer.Exit(report(from_module(mlir), model, top=top, json=as_json))
+    with machine_target(machine, echo=not as_json):
+        code = report(from_module(mlir), model, top=top, json=as_json)
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

@@ -39,7 +39,7 @@ def test_addressing_ceiling_is_88_at_t4():
     ({"nar": 129}, "NAR"),
     ({"DMA_WORDS": 0}, "DMA_WORDS"),
     ({"QD": 1}, "QD"),
-    ({"LOOP_DEPTH": 5}, "LOOP_DEPTH"),
+    ({"LOOP_DEPTH": 9}, "LOOP_DEPTH"),
     ({"MAXROWS": 128}, "MAXROWS"),
     ({"T": "4"}, "T"),
 ])

@@ -155,10 +155,11 @@ def gemm_tag(text: str) -> GemmTag | None:
 
 
 def save_program(path: str | Path, program: Sequence[Instr], cfg: Config,
-                 tag: GemmTag | None = None) -> None:
+                 tag: GemmTag | None = None, record: str | None = None) -> None:
     """Write atomically (temp file then rename), so a failure leaves nothing half-written.
 
-    ``tag`` records what a generated GEMM computes, so ``run`` can check it against numpy.
+    ``tag`` records what a generated GEMM computes, so ``run`` can check it against numpy;
+    ``record`` is the build record line (``builds.record``) of the build it was made for.
     """
     path = Path(path)
     if path.suffix not in SUFFIXES:
@@ -168,4 +169,6 @@ def save_program(path: str | Path, program: Sequence[Instr], cfg: Config,
     if tag is not None:
         M, K, N, relu = tag
         text = f"# polyjoule: gemm {M}x{K}x{N}{' relu' if relu else ''}\n" + text
+    if record is not None:
+        text = record + "\n" + text
     write_atomic(path, text)

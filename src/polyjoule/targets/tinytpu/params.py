@@ -79,8 +79,9 @@ class Config:
                       f"NAR={self.NAR} < 2*MAXDIM+2={2 * self.MAXDIM + 2}")
         self._require(self.DMA_WORDS >= 1, "DMA_WORDS", f"DMA_WORDS={self.DMA_WORDS} < 1")
         self._require(self.QD >= 2, "QD", f"QD={self.QD} < 2")
-        self._require(1 <= self.LOOP_DEPTH <= usable_max(LEVEL_BITS) + 1, "LOOP_DEPTH",
-                      f"LOOP_DEPTH={self.LOOP_DEPTH} outside 1..4 (3-bit level field)")
+        # levels past 3 use the level field's spare bit (the co-design depth6 builds)
+        self._require(1 <= self.LOOP_DEPTH <= 1 << LEVEL_BITS, "LOOP_DEPTH",
+                      f"LOOP_DEPTH={self.LOOP_DEPTH} outside 1..8 (3-bit level field)")
         self._require(0 <= self.AGU_TERMS, "AGU_TERMS", f"AGU_TERMS={self.AGU_TERMS} < 0")
         self._require(1 <= self.MAXROWS <= usable_max(NR_BITS), "MAXROWS",
                       f"MAXROWS={self.MAXROWS} outside 1..127 (8-bit nr field)")

@@ -1,0 +1,157 @@
+"""``polyjoule judge``: grade a TinyTPU-isa program (or the mapper's pick) against a workload spec."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from polyjoule.cli._common import handles_errors
+from polyjoule.cli.tinytpu import MACHINE_HELP
+from polyjoule.errors import SpecError, ValidationMismatch
+
+STATUSES = ("CORRECT", "KNOWN GAP", "WRONG", "REJECTED", "NOT MAPPED", "SKIPPED")
+
+
+def _image(path: Path) -> list[int] | None:
+    """A ``.thex`` file's words (its header is what the units are promised)."""
+    if path.suffix != ".thex":
+        return None
+    lines = (ln.split("#", 1)[0].strip() for ln in path.read_text().splitlines())
+    return [int(ln, 16) for ln in lines if ln]
+
+
+def _program(path: Path, build: Any) -> tuple[list[Any], list[int] | None]:
+    from polyjoule.targets.tinytpu.asmfile import load_program
+    from polyjoule.targets.tinytpu.builds import require_same
+
+    require_same(path, build)
+    return load_program(path, build.cfg), _image(path)
+
+
+def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
+    name = v.spec.name
+    typer.echo(f"spec {name}: {v.spec.einsum} {v.spec.dims}  ({v.spec.stresses})")
+    if v.mapping != "-" or program is None:
+        typer.echo(f"program: the mapper's best, {v.mapping}")
+    if v.status in ("SKIPPED", "NOT MAPPED"):
+        typer.echo(f"{v.status}: {v.detail}")
+    elif v.rejection is not None:
+        typer.echo(v.rejection.render(program))
+    else:
+        typer.echo("legal: isa, encoding, protocol, spec layers pass")
+        for c in v.cases:
+            typer.echo(f"  correct[{c.dist:6s}] {c.total - c.wrong}/{c.total} output bytes "
+                       f"match the gold, {c.clobbered} bytes changed outside the window")
+        s = v.speed
+        ref = (f"; reference submission: {s.reference[0]} {s.reference[1]} -> estimate "
+               f"{s.reference[2]}, cosim "
+               f"{s.reference[3] if s.reference[3] is not None else 'never completed'} "
+               f"(T=4, MAXDIM=16, QD=8 era)") if s.reference else ""
+        if s.cosim is not None:
+            ref += (f"; cosim of this exact program on this build: {s.cosim.cycles} "
+                    f"({s.cosim.series})")
+        pace = {None: "", True: "; fast (estimate within 10% of the reference's)",
+                False: "; SLOW (estimate more than 10% above the reference's)"}[s.fast]
+        typer.echo(f"fast: model {s.model} cycles; estimate {s.estimate:.0f} "
+                   f"(critical {s.unit} {s.work}){ref}{pace}")
+        if v.status == "KNOWN GAP":
+            typer.echo(f"known gap: {v.detail}")
+    typer.echo(f"VERDICT {name} {v.status.replace(' ', '_')}"
+               + (f" {v.rejection.layer}/{v.rejection.rule}" if v.rejection else ""))
+
+
+def _row(v: Any) -> list[str]:
+    cases = "-"
+    if v.cases:
+        cases = " ".join(f"{c.wrong}/{c.clobbered}" for c in v.cases)
+    s = v.speed
+    return [v.spec.name, v.mapping, v.status, v.detail if not v.cases else cases,
+            str(s.model) if s else "-", f"{s.estimate:.0f}" if s else "-",
+            str(s.reference[2]) if s and s.reference else "-",
+            str(s.reference[3]) if s and s.reference and s.reference[3] else "-",
+            str(s.cosim.cycles) if s and s.cosim else "-"]
+
+
+def _corpus(build: Any, seed: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from polyjoule.targets.tinytpu import corpus
+    from polyjoule.targets.tinytpu.judge import judge_best
+
+    verdicts = [judge_best(corpus.load(n), build.cfg, seed) for n in corpus.names()]
+    t = Table(title=f"judge --corpus on build {build.name} (wrong/clobbered bytes per "
+              "distribution: small mid full corner; ref = the reference submission, T=4 "
+              "MAXDIM=16 QD=8 era; cosim = published figure of this exact program on this "
+              "build)", title_justify="left")
+    for col in ("spec", "mapping", "verdict", "cases / reason", "model", "estimate",
+                "ref est.", "ref cosim", "cosim"):
+        t.add_column(col)
+    for v in verdicts:
+        t.add_row(*_row(v))
+    Console(width=200).print(t)
+    n = Counter(v.status for v in verdicts)
+    line = (f"JUDGE corpus build={build.name} specs={len(verdicts)} "
+            + " ".join(f"{s.replace(' ', '_')}={n[s]}" for s in STATUSES))
+    typer.echo(line)
+    if any(v.failed for v in verdicts):
+        raise ValidationMismatch(line)
+
+
+def _list() -> None:
+    from polyjoule.targets.tinytpu import corpus
+
+    for n in corpus.names():
+        s = corpus.load(n)
+        gap = "  [known gap]" if s.known_gap else ""
+        typer.echo(f"{n:28s} {s.einsum:14s} {s.stresses}{gap}")
+
+
+@handles_errors
+def judge_cmd(
+    spec: str | None = typer.Argument(None, help="Corpus spec name (see --list) or a spec "
+                                      "JSON file."),
+    program: Path | None = typer.Argument(None, help="Program (.tasm/.thex); default: the "
+                                          "mapper's best for the spec."),
+    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    list_: bool = typer.Option(False, "--list", help="List the corpus specs."),
+    all_: bool = typer.Option(False, "--corpus", help="Grade the whole corpus in one table."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the operand and prefill draws."),
+) -> None:
+    """Grade a program against a workload spec: legal (4 layers), correct (4 distributions), fast.
+
+    Exit 0 when correct (or a declared known gap), 1 when rejected or wrong, 2 on bad input.
+    """
+    from polyjoule.targets.tinytpu import builds, corpus
+    from polyjoule.targets.tinytpu.judge import judge, judge_best
+
+    if list_:
+        _list()
+        return
+    build = builds.load(machine)
+    typer.echo(f"# {build.header()}")
+    if all_:
+        _corpus(build, seed)
+        return
+    if spec is None:
+        raise SpecError("judge: give SPEC [PROGRAM], or --corpus, or --list")
+    ws = corpus.load(spec)
+    if program is None:
+        v = judge_best(ws, build.cfg, seed)
+        prog = None
+        if v.mapping != "-":
+            prog = corpus.map_spec(ws, build.cfg).program
+    else:
+        prog, image = _program(program, build)
+        v = judge(ws, prog, build.cfg, image, seed=seed)
+    _print_verdict(v, prog, build.cfg)
+    if v.failed:
+        raise ValidationMismatch(f"{ws.name}: {v.status}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``polyjoule judge`` to the app."""
+    app.command("judge")(judge_cmd)
