@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,7 @@ def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
     table = Table(show_edge=False, pad_edge=False)
     for col in ("id", "kind", "statement", "when"):
         table.add_column(col)
-    from polyjoule.frontends.localize import condition_text
+    from polyjoule.frontends.pra_dump import condition_text
 
     for s in pra.statements:
         when = " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always"
@@ -157,9 +158,9 @@ def register(app: typer.Typer) -> None:
         k = load_any(kernel)
         if as_yaml:
             if kernel.endswith(".c"):
-                from polyjoule.frontends.cnest import from_c
+                from polyjoule.frontends.pra_dump import kernel_data
 
-                typer.echo(dump_yaml(from_c(_read(kernel), kernel)), nl=False)
+                typer.echo(dump_yaml(kernel_data(k)), nl=False)
                 return
             if kernel.endswith((".yaml", ".yml")) or Path(kernel).is_file():
                 typer.echo(_read(kernel), nl=False)
@@ -192,21 +193,23 @@ def register(app: typer.Typer) -> None:
             raise SpecError("localize: give either a C file or --einsum, not both or neither")
         if dtype not in ("fp32", "fp16", "int32", "int8"):
             raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
+        from polyjoule.frontends.pra_dump import kernel_data
+
         if einsum is not None:
-            from polyjoule.frontends.einsum import from_text
+            from polyjoule.frontends.einsum import einsum_kernel
 
             ext = parse_assignments(extents, "--extents") if extents else None
-            data = from_text(einsum, ext, name or "einsum", dtype)
+            k = einsum_kernel(einsum, ext, dtype, name or "einsum")
         else:
-            from polyjoule.frontends.cnest import from_c
+            from polyjoule.frontends.cnest import c_kernel
 
             if extents:
                 raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
             assert source is not None
-            data = from_c(_read(source), source, dtype)
+            k = c_kernel(_read(source), source, dtype)
             if name:
-                data["name"] = name
-        text = dump_yaml(data)
+                k = replace(k, name=name)
+        text = dump_yaml(kernel_data(k))
         if output is None:
             sys.stdout.write(text)
         else:

@@ -28,20 +28,15 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
-from polyjoule.frontends.localize import (
-    DEFAULT_SCALARS,
-    Access,
-    Loop,
-    Nest,
-    Stmt,
-    check_uniform,
-    localize,
-    to_kernel,
-)
+from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.model.affine import Affine, parse_affine
+from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
+
+#: Values given to scalars that the source does not initialise (the PolyBench defaults).
+DEFAULT_SCALARS = {"alpha": 1.5, "beta": 1.2}
 _CALLS = {"sqrt", "max", "min", "relu"}
 
 
@@ -223,7 +218,7 @@ class _ExprConv:
         w = _where(node, self.ctx.filename)
         if isinstance(node, c_ast.ArrayRef):
             self.reads.append(self.access(node))
-            return ast.Name(id=f"__r{len(self.reads) - 1}", ctx=ast.Load())
+            return ast.Name(id=read_name(len(self.reads) - 1), ctx=ast.Load())
         if isinstance(node, c_ast.Constant):
             if node.type not in ("int", "double", "float"):
                 raise SpecError(f"{w}: constant {node.value!r} is not a number")
@@ -489,13 +484,8 @@ def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str,
     return name, nests
 
 
-def from_c(text: str, filename: str = "<c>", dtype: str = "fp32",
-           datasets: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
-    """PRA YAML data for a C loop nest (one phase per top-level nest)."""
+def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32",
+             datasets: Mapping[str, Mapping[str, int]] | None = None) -> Kernel:
+    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest)."""
     name, nests = c_nests(text, filename, dtype)
     return localize(nests, name, f"localised from {filename}", datasets)
-
-
-def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32") -> Kernel:
-    """The derived PRA of C text as a :class:`Kernel`."""
-    return to_kernel(from_c(text, filename, dtype))

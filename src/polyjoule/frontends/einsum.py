@@ -1,8 +1,9 @@
 """Einsum front end: ``C[m,n] += A[m,k]*B[k,n]`` (or a :class:`Workload`) -> a PRA.
 
-The einsum is the loop nest over its ranks, result ranks outermost (in the result's order)
-and reduced ranks innermost, with the result zero-initialised. Each rank ``m`` becomes a loop
-``m`` over ``0..M-1`` with the parameter ``M`` (its extent). Localisation (see
+The einsum is a :class:`Workload`, whose loop nest (:func:`polyjoule.model.nest.workload_nest`)
+has the result ranks outermost (in the result's order) and reduced ranks innermost, with
+the result zero-initialised. Each rank ``m`` becomes a loop ``m`` over ``0..M-1`` with the
+parameter ``M`` (its extent). Localisation (see
 :mod:`polyjoule.frontends.localize`) turns each operand's missing ranks into propagations and
 the reduction into an accumulation chain; a pointwise epilogue (``relu``) is applied where
 the chain ends.
@@ -19,8 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.frontends.localize import Access, Loop, Nest, Stmt, localize, to_kernel
-from polyjoule.model.affine import Affine
+from polyjoule.frontends.localize import localize
+from polyjoule.model.nest import workload_names, workload_nest
 from polyjoule.model.pra import Kernel
 from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
@@ -105,78 +106,16 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                     tuple(contractions), tuple(epilogue))
 
 
-def _names(w: Workload) -> tuple[dict[str, str], dict[str, str]]:
-    """rank -> loop name (lower case), rank -> parameter (upper case)."""
-    dims = {r: r.lower() for r in w.ranks}
-    params = {r: r.upper() for r in w.ranks}
-    if len(set(dims.values())) != len(dims):
-        raise SpecError(f"workload {w.name!r}: ranks {', '.join(w.ranks)} differ only in case")
-    tensors = {t.name for t in (*w.operands, w.result)}
-    clash = (set(dims.values()) | set(params.values())) & tensors
-    if clash:
-        raise SpecError(f"workload {w.name!r}: {sorted(clash)[0]!r} names both a rank and a tensor")
-    return dims, params
-
-
-def workload_nest(w: Workload, dtype: str = "fp32") -> Nest:
-    """The loop nest of a workload: result ranks outer, reduced ranks inner, zero-initialised."""
-    dims, params = _names(w)
-    order = [*w.result.ranks, *[r for r in w.ranks if r in w.reduce]]
-    loops = tuple(Loop(dims[r], Affine.of({}), Affine.of({params[r]: 1}, -1), f"rank {r}")
-                  for r in order)
-    reads: list[Access] = []
-
-    def ref(t: Tensor) -> Any:
-        reads.append(Access(t.name, tuple(Affine.of({dims[r]: 1}) for r in t.ranks),
-                            f"{t.name}[{','.join(t.ranks)}]"))
-        return ast.Name(id=f"__r{len(reads) - 1}", ctx=ast.Load())
-
-    expr: Any = None
-    for act, wgt in w.contractions:
-        term = ast.BinOp(ref(w.tensor(act)), ast.Mult(), ref(w.tensor(wgt)))
-        expr = term if expr is None else ast.BinOp(expr, ast.Add(), term)
-    target = Access(w.result.name, tuple(Affine.of({dims[r]: 1}) for r in w.result.ranks),
-                    f"{w.result.name}[{','.join(w.result.ranks)}]")
-    stmts = []
-    if w.reduce:
-        stmts.append(Stmt(target, "+=", expr, tuple(reads), len(order), "body", target.where))
-        if w.epilogue:
-            post: Any = ast.Name(id="__r0", ctx=ast.Load())
-            for op in w.epilogue:
-                post = ast.Call(ast.Name(id=op, ctx=ast.Load()), [post], [])
-            stmts.append(Stmt(target, "=", post, (target,), len(w.result.ranks), "post",
-                              target.where))
-    else:
-        for op in w.epilogue:
-            expr = ast.Call(ast.Name(id=op, ctx=ast.Load()), [expr], [])
-        stmts.append(Stmt(target, "=", expr, tuple(reads), len(order), "body", target.where))
-    shapes = {t.name: tuple(Affine.of({params[r]: 1}) for r in t.ranks)
-              for t in (*w.operands, w.result)}
-    return Nest(w.name, tuple(params[r] for r in order), loops, tuple(stmts), shapes,
-                zero_init=frozenset({w.result.name}), dtype=dtype)
-
-
-def from_workload(w: Workload, extents: Mapping[str, int] | None = None,
-                  dtype: str = "fp32") -> dict[str, Any]:
-    """PRA YAML data for a workload; ``extents`` (by rank) become the ``default`` dataset."""
+def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,
+                  dtype: str = "fp32", name: str = "einsum") -> Kernel:
+    """The derived PRA of an einsum (text or :class:`Workload`) as a :class:`Kernel`;
+    ``extents`` (by rank) become its ``default`` dataset."""
+    w = parse_einsum(spec, extents, name) if isinstance(spec, str) else spec
     datasets = None
     if extents is not None:
         w.check_extents(extents)
-        _, params = _names(w)
+        _, params = workload_names(w)
         datasets = {"default": {params[r]: int(v) for r, v in extents.items()}}
     return localize([workload_nest(w, dtype)], w.name,
                     f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
                     datasets)
-
-
-def from_text(text: str, extents: Mapping[str, int] | None = None, name: str = "einsum",
-              dtype: str = "fp32") -> dict[str, Any]:
-    """PRA YAML data for an einsum given as text."""
-    return from_workload(parse_einsum(text, extents, name), extents, dtype)
-
-
-def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,
-                  dtype: str = "fp32") -> Kernel:
-    """The derived PRA as a :class:`Kernel` (reference: the workload's own numpy semantics)."""
-    w = parse_einsum(spec, extents) if isinstance(spec, str) else spec
-    return to_kernel(from_workload(w, extents, dtype))

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from polyjoule.frontends.tosa.bindings import ir
-from polyjoule.frontends.tosa.errors import (
+from polyjoule.errors import (
     MlirParseError,
     NoMatchError,
     QuantizationError,
     ShapeError,
     TosaFrontendError,
 )
+from polyjoule.frontends.tosa.bindings import ir
 from polyjoule.frontends.tosa.layout import Source, shape, trace
 from polyjoule.frontends.tosa.recognize import (
     Quant,
