@@ -287,7 +287,7 @@ def map_cmd(
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if tosa is not None:
-        from polyjoule.frontends.tosa.cli_support import map_tosa_file
+        from polyjoule.cli.tosa import map_tosa_file
 
         raise typer.Exit(map_tosa_file(str(tosa), top=top, json=as_json))
     if list_:

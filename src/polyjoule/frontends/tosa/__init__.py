@@ -12,7 +12,7 @@ function here is called.
 
 Modules: ``primitive`` (the closed op table), ``recognize`` (one op's meaning),
 ``layout`` (reshape/transpose normalisation), ``builder`` (grammar, layers),
-``producer`` (torch export, files), ``cli_support`` (printing for the CLI).
+``producer`` (torch export, files), ``layers`` (per-layer searches and PRAs, as data).
 """
 
 from __future__ import annotations
