@@ -40,9 +40,8 @@ def _tensor(node: Any, text: str) -> Tensor:
     return Tensor(node.value.id, tuple(ranks))
 
 
-def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
-                 name: str = "einsum") -> Workload:
-    """Parse the text form into a :class:`Workload`; with ``extents`` every rank is checked."""
+def _statement(text: str) -> ast.Assign | ast.AugAssign:
+    """The one assignment ``C[..] (+)= ...`` of the text."""
     try:
         tree = ast.parse(text.strip(), mode="exec")
     except SyntaxError as e:
@@ -52,9 +51,11 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
     st = tree.body[0]
     if isinstance(st, ast.AugAssign) and not isinstance(st.op, ast.Add):
         raise SpecError(f"einsum {text!r}: only '=' and '+=' are einsums")
-    target = st.target if isinstance(st, ast.AugAssign) else st.targets[0]
-    result = _tensor(target, text)
-    value = st.value
+    return st
+
+
+def _epilogue(value: Any, text: str) -> tuple[Any, tuple[str, ...]]:
+    """Unwrap pointwise calls (``relu(...)``): the sum inside and the calls, innermost first."""
     epilogue: list[str] = []
     while isinstance(value, ast.Call):
         fn = value.func.id if isinstance(value.func, ast.Name) else ast.unparse(value.func)
@@ -63,19 +64,20 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                                    f"(known: {', '.join(POINTWISE)})")
         epilogue.insert(0, fn)
         value = value.args[0]
-    terms: list[Any] = []
+    return value, tuple(epilogue)
 
-    def flatten(node: Any) -> None:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            flatten(node.left)
-            flatten(node.right)
-        else:
-            terms.append(node)
 
-    flatten(value)
+def _summands(node: Any) -> list[Any]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _summands(node.left) + _summands(node.right)
+    return [node]
+
+
+def _contractions(value: Any, text: str) -> tuple[dict[str, Tensor], list[tuple[str, str]]]:
+    """The operands (each indexed one way) and the products of the sum."""
     operands: dict[str, Tensor] = {}
     contractions: list[tuple[str, str]] = []
-    for t in terms:
+    for t in _summands(value):
         if not (isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult)):
             raise SpecError(f"einsum {text!r}: {ast.unparse(t)!r} is not a product of two "
                             f"tensors")
@@ -86,24 +88,39 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                 raise SpecError(f"einsum {text!r}: {x.name} is indexed as both "
                                 f"[{','.join(prev.ranks)}] and [{','.join(x.ranks)}]")
         contractions.append((pair[0].name, pair[1].name))
+    return operands, contractions
+
+
+def _check_extents(text: str, tensors: list[Tensor], ranks: list[str],
+                   extents: Mapping[str, int]) -> None:
+    for x in tensors:
+        for r in x.ranks:
+            if r not in extents:
+                raise UnknownNameError(
+                    f"einsum {text!r}: rank {r!r} of {x.name}[{','.join(x.ranks)}] has no "
+                    f"extent (given: {', '.join(extents) or 'none'})"
+                )
+    for r in extents:
+        if r not in ranks:
+            raise UnknownNameError(f"--extents: {r!r} is not a rank of the einsum "
+                                   f"(ranks: {', '.join(ranks)})")
+
+
+def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
+                 name: str = "einsum") -> Workload:
+    """Parse the text form into a :class:`Workload`; with ``extents`` every rank is checked."""
+    st = _statement(text)
+    result = _tensor(st.target if isinstance(st, ast.AugAssign) else st.targets[0], text)
+    value, epilogue = _epilogue(st.value, text)
+    operands, contractions = _contractions(value, text)
     ranks: list[str] = list(result.ranks)
     for x in operands.values():
         ranks += [r for r in x.ranks if r not in ranks]
     if extents is not None:
-        for x in (result, *operands.values()):
-            for r in x.ranks:
-                if r not in extents:
-                    raise UnknownNameError(
-                        f"einsum {text!r}: rank {r!r} of {x.name}[{','.join(x.ranks)}] has no "
-                        f"extent (given: {', '.join(extents) or 'none'})"
-                    )
-        for r in extents:
-            if r not in ranks:
-                raise UnknownNameError(f"--extents: {r!r} is not a rank of the einsum "
-                                       f"(ranks: {', '.join(ranks)})")
+        _check_extents(text, [result, *operands.values()], ranks, extents)
     reduce = tuple(r for r in ranks if r not in result.ranks)
     return Workload(name, tuple(ranks), reduce, tuple(operands.values()), result,
-                    tuple(contractions), tuple(epilogue))
+                    tuple(contractions), epilogue)
 
 
 def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,

@@ -13,6 +13,7 @@ from dataclasses import replace
 from polyjoule.errors import SpecError
 from polyjoule.frontends.localize.geometry import Geometry
 from polyjoule.frontends.pra_dump import condition_text, oriented
+from polyjoule.frontends.pra_yaml import transport_text
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.nest import Access, Nest
@@ -24,11 +25,6 @@ _RESERVED = {"relu", "max", "min", "sqrt"}
 def access_text(a: Access) -> str:
     """``A[i, j + 1]``: an access as PRA text."""
     return f"{a.tensor}[{', '.join(str(x) for x in a.index)}]"
-
-
-def _shift_text(dims: Sequence[str], dep: Sequence[int]) -> str:
-    return ", ".join(n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
-                     for n, d in zip(dims, dep, strict=True))
 
 
 class Phase:
@@ -73,9 +69,8 @@ class Phase:
     def transport(self, var: str, source: str, when: Sequence[Constraint],
                   dep: Sequence[int]) -> None:
         """``var[i] = source[i - dep]``."""
-        text = f"{var}[i] = {source}[{_shift_text(self.dims, dep)}]"
         self._add(Statement("", "transport", var, self._when(when), source=source,
-                            dep=tuple(dep), text=text))
+                            dep=tuple(dep), text=transport_text(var, source, self.dims, dep)))
 
     def input(self, var: str, a: Access, when: Sequence[Constraint] = ()) -> None:
         """``var[i] = A[f(i)]`` from DRAM."""
