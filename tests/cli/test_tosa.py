@@ -189,6 +189,7 @@ def test_import_on_a_tcpa_equals_the_einsum_kernels(mlp_file):
         assert f"energy {want.energy_pj['total']:,.1f} pJ, latency {latency:,} cycles" \
             in text.output
         sim = simulate(k, (4, 4), None, values)
+        assert k.reference is not None and all(sim.checks.values()), sim.violations
         assert {c: sim.counts[c] for c in CLASSES} == layer["counts"]
         assert sim.energy_pj(default_table())["total"] == pytest.approx(layer["energy_pj"],
                                                                        rel=1e-9)

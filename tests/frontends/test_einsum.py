@@ -155,3 +155,15 @@ def test_random_einsums_compute_their_einsum(seed: int) -> None:
     inputs = {t.name: rng.integers(-3, 4, size=t.extent(ext)) for t in w.operands}
     out = execute(k, values, inputs)
     np.testing.assert_array_equal(out[w.result.name], w.evaluate(inputs), err_msg=text)
+
+
+def test_the_simulator_checks_the_pra_against_the_workloads_einsum() -> None:
+    """The reference is live: the right one agrees, the one of another einsum does not."""
+    from polyjoule.analysis.simulator import simulate
+
+    relu = einsum_kernel("C[m,n] = relu(A[m,k]*B[k,n] + A[m,k]*B2[k,n])")
+    values = {"M": 3, "N": 4, "K": 5}
+    assert simulate(relu, (2, 2), None, values).checks["outputs_match_reference"]
+    plain = einsum_kernel("C[m,n] = A[m,k]*B[k,n]")  # one term fewer
+    wrong = replace(relu, reference=plain.reference)
+    assert not simulate(wrong, (2, 2), None, values).checks["outputs_match_reference"]

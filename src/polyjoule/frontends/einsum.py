@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from polyjoule.errors import SpecError, UnknownNameError
 from polyjoule.frontends.localize import localize
 from polyjoule.model.nest import workload_names, workload_nest
-from polyjoule.model.pra import Kernel
+from polyjoule.model.pra import Kernel, Reference
 from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
 
@@ -123,16 +126,27 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                     tuple(contractions), epilogue)
 
 
+def _reference(w: Workload) -> Reference:
+    """The workload's own numpy semantics, in floating point: the simulator's witness."""
+
+    def reference(tensors: Mapping[str, np.ndarray], env: Mapping[str, int]) -> dict[str, np.ndarray]:
+        return {w.result.name: w.evaluate(tensors, np.float64)}
+
+    return reference
+
+
 def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,
                   dtype: str = "fp32", name: str = "einsum") -> Kernel:
     """The derived PRA of an einsum (text or :class:`Workload`) as a :class:`Kernel`;
-    ``extents`` (by rank) become its ``default`` dataset."""
+    ``extents`` (by rank) become its ``default`` dataset, the workload's numpy einsum is its
+    reference."""
     w = parse_einsum(spec, extents, name) if isinstance(spec, str) else spec
     datasets = None
     if extents is not None:
         w.check_extents(extents)
         _, params = workload_names(w)
         datasets = {"default": {params[r]: int(v) for r, v in extents.items()}}
-    return localize([workload_nest(w, dtype)], w.name,
-                    f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
-                    datasets)
+    k = localize([workload_nest(w, dtype)], w.name,
+                  f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
+                  datasets)
+    return replace(k, reference=_reference(w))
