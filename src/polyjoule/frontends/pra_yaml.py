@@ -151,12 +151,14 @@ class _Scope:
         self.written = {s.var for s in spec.statements if s.output is None}
 
     def access(self, text: str, where: str) -> tuple[str, tuple[Affine, ...]]:
+        """A tensor access over the known names, of a declared tensor."""
         tname, idx = _access(text, self.known, where)
         if tname not in self.tensors:
             raise SpecError(f"{where}: unknown tensor {tname!r}")
         return tname, idx
 
     def written_var(self, name: str, where: str) -> None:
+        """Refuse reading a variable no statement writes."""
         if name not in self.written:
             raise SpecError(f"{where}: {name!r} is never written")
 

@@ -39,6 +39,7 @@ class Geometry:
         self._positive = tuple(f"{p} >= 1" for p in nest.params)
 
     def loop(self, name: str) -> Loop:
+        """The loop of index ``name``."""
         return self.nest.loops[self.dims.index(name)]
 
     def domain(self) -> list[Constraint]:
@@ -100,9 +101,11 @@ class Geometry:
         return pieces
 
     def first(self, d: str) -> list[Conj]:
+        """Where a value moving along ``d`` enters the domain."""
         return self._boundary(d, 1)
 
     def last(self, d: str) -> list[Conj]:
+        """Where a value moving along ``d`` leaves the domain (a chain is finished)."""
         return self._boundary(d, -1)
 
     def after_first(self, d: str) -> list[Constraint]:
@@ -130,6 +133,7 @@ class Geometry:
         return out
 
     def minimum(self, x: Affine) -> Affine:
+        """Smallest value of ``x`` over the nest."""
         return -self.maximum(-x)
 
     def unit(self, d: str) -> tuple[int, ...]:

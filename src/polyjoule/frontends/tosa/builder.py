@@ -195,6 +195,7 @@ class _Terms:
         return table[key]
 
     def add(self, mm: Any, visited: list[Any]) -> None:
+        """One more matmul of the sum: the same (M, K, N) as the others."""
         m, ext = _matmul(mm)
         if self.extents is not None and ext != self.extents:
             raise ShapeError(f"terms of the sum disagree on (M, K, N): {self.extents} vs {ext}")
