@@ -97,3 +97,44 @@ class BuildMismatchError(SpecError):
 
 class WorkloadSpecError(SpecError):
     """A workload spec JSON (judge corpus) that breaks the spec format; names file and key."""
+
+
+# --- TOSA front end -------------------------------------------------------------------
+# Why the TOSA front end refused something, a class per cause (ACT's taxonomy, §13):
+# every refusal names the operation; nothing is approximated.
+
+
+class TosaFrontendError(PolyjouleError):
+    """Base of the TOSA front end's errors (ACT: ``ACTError``)."""
+
+
+class MlirParseError(TosaFrontendError):
+    """The input is not MLIR the bindings can parse, or holds no function."""
+
+
+class ModelLoadError(TosaFrontendError):
+    """``model.py:Module`` cannot be loaded, built or exported to TOSA."""
+
+
+class CompileError(TosaFrontendError):
+    """The program is valid TOSA but cannot become a workload (ACT: ``CompileError``)."""
+
+
+class NoMatchError(CompileError):
+    """Stage 1: an operation (or the program's shape) is not in the workload grammar."""
+
+
+class ShapeError(CompileError):
+    """Stage 2: extents disagree between terms, or a matmul has a non-unit batch."""
+
+
+class DTypeError(CompileError):
+    """Stage 2: an element type the recogniser cannot read (e.g. unsigned or 1-bit bounds)."""
+
+
+class LayoutError(CompileError):
+    """Stage 2: a reshape/transpose chain does not leave a plain (or transposed) matrix."""
+
+
+class QuantizationError(CompileError):
+    """A zero-point or shift is non-zero or unknown (only symmetric, unshifted is mapped)."""

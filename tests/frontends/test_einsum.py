@@ -14,7 +14,7 @@ from pra_brute import execute, kernel_counts  # noqa: E402
 
 from polyjoule.errors import SpecError, UnknownNameError  # noqa: E402
 from polyjoule.frontends.cnest import c_kernel  # noqa: E402
-from polyjoule.frontends.einsum import einsum_kernel, from_text, parse_einsum  # noqa: E402
+from polyjoule.frontends.einsum import einsum_kernel, parse_einsum  # noqa: E402
 from polyjoule.library import kernels as registry  # noqa: E402
 from polyjoule.library import workloads as workloads  # noqa: E402
 
@@ -76,12 +76,11 @@ def test_registered_workloads_compute_their_einsum(name: str) -> None:
     np.testing.assert_array_equal(out[w.result.name], w.evaluate(inputs))
 
 
-def test_yaml_has_the_extents_as_dataset() -> None:
-    data = from_text("C[m,n] += A[m,k]*B[k,n]", {"m": 4, "n": 5, "k": 6})
-    assert data["datasets"] == {"default": {"M": 4, "N": 5, "K": 6}}
-    kinds = [next(k for k in ("input", "from", "compute", "output") if k in s)
-             for s in data["phases"][0]["statements"]]
-    assert kinds.count("from") == 3 and kinds.count("output") == 1
+def test_extents_become_the_default_dataset() -> None:
+    k = einsum_kernel("C[m,n] += A[m,k]*B[k,n]", {"m": 4, "n": 5, "k": 6})
+    assert k.datasets == {"default": {"M": 4, "N": 5, "K": 6}}
+    kinds = [s.kind for s in k.phases[0].statements]
+    assert kinds.count("transport") == 3 and kinds.count("output") == 1
 
 
 @pytest.mark.parametrize("text, extents, err, pattern", [
@@ -96,7 +95,7 @@ def test_yaml_has_the_extents_as_dataset() -> None:
 ])
 def test_bad_einsum(text: str, extents: dict | None, err: type, pattern: str) -> None:
     with pytest.raises(err, match=pattern):
-        from_text(text, extents)
+        einsum_kernel(text, extents)
 
 
 def test_einsum_equals_hand_written_in_symbolic_energy() -> None:
@@ -156,3 +155,15 @@ def test_random_einsums_compute_their_einsum(seed: int) -> None:
     inputs = {t.name: rng.integers(-3, 4, size=t.extent(ext)) for t in w.operands}
     out = execute(k, values, inputs)
     np.testing.assert_array_equal(out[w.result.name], w.evaluate(inputs), err_msg=text)
+
+
+def test_the_simulator_checks_the_pra_against_the_workloads_einsum() -> None:
+    """The reference is live: the right one agrees, the one of another einsum does not."""
+    from polyjoule.analysis.simulator import simulate
+
+    relu = einsum_kernel("C[m,n] = relu(A[m,k]*B[k,n] + A[m,k]*B2[k,n])")
+    values = {"M": 3, "N": 4, "K": 5}
+    assert simulate(relu, (2, 2), None, values).checks["outputs_match_reference"]
+    plain = einsum_kernel("C[m,n] = A[m,k]*B[k,n]")  # one term fewer
+    wrong = replace(relu, reference=plain.reference)
+    assert not simulate(wrong, (2, 2), None, values).checks["outputs_match_reference"]

@@ -8,7 +8,7 @@ pytest.importorskip("torch_mlir")
 
 from polyjoule.frontends import tosa  # noqa: E402
 from polyjoule.frontends.tosa import NoMatchError  # noqa: E402
-from polyjoule.frontends.tosa.cli_support import map_model  # noqa: E402
+from polyjoule.frontends.tosa.layers import map_model  # noqa: E402
 from polyjoule.library import workloads as registry  # noqa: E402
 from polyjoule.model.workload import Tensor  # noqa: E402
 

@@ -15,7 +15,7 @@ import polybench_facts  # noqa: E402
 from polybench_c import CLASS_D, NOT_BUILT  # noqa: E402
 
 from polyjoule.errors import NotUniformError  # noqa: E402
-from polyjoule.frontends.cnest import from_c  # noqa: E402
+from polyjoule.frontends.cnest import c_kernel  # noqa: E402
 from polyjoule.library import kernels as registry  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def table() -> str:
             rows.append(f"| {name} | {cls} | analysed | {_cell(how)} |")
         elif name in CLASS_D:
             try:
-                from_c(CLASS_D[name], f"{name}.c")
+                c_kernel(CLASS_D[name], f"{name}.c")
             except NotUniformError as e:
                 rows.append(f"| {name} | {cls} | refused (NotUniformError) | `{_cell(str(e))}` |")
             else:  # pragma: no cover - the refusal test catches this first

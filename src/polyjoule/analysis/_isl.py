@@ -3,6 +3,7 @@ conversion of isl's piecewise quasi-polynomials into polyjoule's own :class:`For
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from math import lcm
 
@@ -146,3 +147,36 @@ def overlap(params: list[str], dims: list[str], a: list[str], b: list[str]) -> b
     """Do the conjunctions ``a`` and ``b`` share an integer point for some parameter values?"""
     sets = Sets(params, dims)
     return not sets.union([a]).intersect(sets.union([b])).is_empty()
+
+
+# --- questions localisation asks (frontends/localize/geometry.py) --------------------------
+# Sets are given as constraint texts over ``params`` and ``dims``; a union is a tuple of
+# conjunctions. Answers are memoised: localisation asks the same question many times.
+
+
+def _set(params: tuple[str, ...], dims: tuple[str, ...],
+         pieces: tuple[tuple[str, ...], ...]) -> isl.Set:
+    alt = " or ".join("(" + (" and ".join(p) or "true") + ")" for p in pieces) or "false"
+    return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {alt} }}")
+
+
+@functools.lru_cache(maxsize=4096)
+def is_empty(params: tuple[str, ...], dims: tuple[str, ...], conds: tuple[str, ...]) -> bool:
+    """Has the conjunction ``conds`` no integer point for any parameter value?"""
+    return bool(_set(params, dims, (conds,)).is_empty())
+
+
+@functools.lru_cache(maxsize=1024)
+def same_union(params: tuple[str, ...], dims: tuple[str, ...],
+               a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
+    """Are two unions of conjunctions the same set?"""
+    return bool(_set(params, dims, a).is_equal(_set(params, dims, b)))
+
+
+@functools.lru_cache(maxsize=1024)
+def projection_is(params: tuple[str, ...], dims: tuple[str, ...], conds: tuple[str, ...],
+                  keep: int, want: tuple[str, ...]) -> bool:
+    """Is ``conds`` projected onto the leading ``keep`` dims exactly the set ``want``?"""
+    full = _set(params, dims, (conds,))
+    shadow = full.project_out(isl.dim_type.set, keep, len(dims) - keep)
+    return bool(shadow.is_equal(_set(params, dims[:keep], (want,))))

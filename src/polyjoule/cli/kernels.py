@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,53 @@ def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
     table = Table(show_edge=False, pad_edge=False)
     for col in ("id", "kind", "statement", "when"):
         table.add_column(col)
-    from polyjoule.frontends.localize import condition_text
+    from polyjoule.frontends.pra_dump import condition_text
 
     for s in pra.statements:
         when = " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always"
         table.add_row(escape(s.id), s.kind, escape(s.text), escape(when))
     console.print(table)
+
+
+def _yaml_of(spec: str, k: Kernel) -> str:
+    """``show --yaml``: a file as written, a derived kernel as the YAML of its objects."""
+    if spec.endswith(".c"):
+        from polyjoule.frontends.pra_dump import kernel_data
+
+        return dump_yaml(kernel_data(k))
+    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
+        return _read(spec)
+    from importlib import resources
+
+    return resources.files("polyjoule.library").joinpath("data", "kernels",
+                                                         f"{k.name}.yaml").read_text()
+
+
+def _show_kernel(k: Kernel) -> None:
+    console = Console(width=200, highlight=False)
+    console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
+    console.print(f"parameters: {escape(', '.join(k.params))}")
+    for ds, vals in k.datasets.items():
+        console.print(f"  {escape(ds)}: " + escape(", ".join(f"{p}={v}" for p, v in vals.items())))
+    for i, ph in enumerate(k.phases):
+        _show_pra(console, ph, i, len(k.phases))
+
+
+def _derive(source: str | None, einsum: str | None, extents: str | None, name: str | None,
+            dtype: str) -> Kernel:
+    """``localize``: the kernel of an einsum or of a C file."""
+    if einsum is not None:
+        from polyjoule.frontends.einsum import einsum_kernel
+
+        ext = parse_assignments(extents, "--extents") if extents else None
+        return einsum_kernel(einsum, ext, dtype, name or "einsum")
+    from polyjoule.frontends.cnest import c_kernel
+
+    if extents:
+        raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
+    assert source is not None
+    k = c_kernel(_read(source), source, dtype)
+    return replace(k, name=name) if name else k
 
 
 def register(app: typer.Typer) -> None:
@@ -139,26 +181,9 @@ def register(app: typer.Typer) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
         k = load_any(kernel)
         if as_yaml:
-            if kernel.endswith(".c"):
-                from polyjoule.frontends.cnest import from_c
-
-                typer.echo(dump_yaml(from_c(_read(kernel), kernel)), nl=False)
-                return
-            if kernel.endswith((".yaml", ".yml")) or Path(kernel).is_file():
-                typer.echo(_read(kernel), nl=False)
-                return
-            from importlib import resources
-
-            path = resources.files("polyjoule.library").joinpath("data", "kernels", f"{k.name}.yaml")
-            typer.echo(path.read_text(), nl=False)
+            typer.echo(_yaml_of(kernel, k), nl=False)
             return
-        console = Console(width=200, highlight=False)
-        console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
-        console.print(f"parameters: {escape(', '.join(k.params))}")
-        for ds, vals in k.datasets.items():
-            console.print(f"  {escape(ds)}: " + escape(", ".join(f"{p}={v}" for p, v in vals.items())))
-        for i, ph in enumerate(k.phases):
-            _show_pra(console, ph, i, len(k.phases))
+        _show_kernel(k)
 
     @app.command()
     @handles_errors
@@ -175,21 +200,10 @@ def register(app: typer.Typer) -> None:
             raise SpecError("localize: give either a C file or --einsum, not both or neither")
         if dtype not in ("fp32", "fp16", "int32", "int8"):
             raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
-        if einsum is not None:
-            from polyjoule.frontends.einsum import from_text
+        from polyjoule.frontends.pra_dump import kernel_data
 
-            ext = parse_assignments(extents, "--extents") if extents else None
-            data = from_text(einsum, ext, name or "einsum", dtype)
-        else:
-            from polyjoule.frontends.cnest import from_c
-
-            if extents:
-                raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
-            assert source is not None
-            data = from_c(_read(source), source, dtype)
-            if name:
-                data["name"] = name
-        text = dump_yaml(data)
+        k = _derive(source, einsum, extents, name, dtype)
+        text = dump_yaml(kernel_data(k))
         if output is None:
             sys.stdout.write(text)
         else:

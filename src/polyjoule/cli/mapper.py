@@ -297,7 +297,7 @@ def _map(workload: str | None, shape: str | None, target: str, top: int, slots: 
          census: bool, relieve: str | None, as_json: bool, no_verify: bool, gate: bool,
          list_: bool, tosa: Path | None) -> None:
     if tosa is not None:
-        from polyjoule.frontends.tosa.cli_support import map_tosa_file
+        from polyjoule.cli.tosa import map_tosa_file
 
         raise typer.Exit(map_tosa_file(str(tosa), top=top, json=as_json))
     if list_:

@@ -1,20 +1,183 @@
-"""``polyjoule import``: a PyTorch module -> TOSA (torch-mlir) -> per-layer workloads and mappings.
+"""``polyjoule import``: a PyTorch module -> TOSA (torch-mlir) -> per-layer results.
 
-``polyjoule map --tosa FILE.mlir`` (owned by the mapper CLI) calls
-:func:`polyjoule.frontends.tosa.cli_support.map_tosa_file`. Nothing here imports torch or
-torch-mlir at import time; without the ``tosa`` extra the command exits 2 with the
-install command.
+With ``--target tinytpu-isa`` (the default) every recognised layer is searched by the mapper;
+with ``--target tcpa`` it is localised to a PRA and analysed on a processor array
+(``--array``): per layer the energy and latency, with the latency formula. ``polyjoule map
+--tosa FILE.mlir`` (the mapper CLI) calls :func:`map_tosa_file`. Exit codes: 0 every layer
+recognised and mapped (or analysed), 1 some layer refused or not mapped, 2 bad input.
+Nothing here imports torch or torch-mlir at import time; without the ``tosa`` extra the
+command exits 2 with the install command.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from polyjoule.cli._common import handles_errors, parse_ints
 from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
-from polyjoule.errors import SpecError
+from polyjoule.errors import PolyjouleError, SpecError
+
+TCPA = "tcpa"
+
+
+# --------------------------------------------------------------------- the mapper (TinyTPU)
+
+def mapping_lines(model: Any, maps: list[Any], top: int, source: str) -> list[str]:
+    """The mapper's report, one block per layer."""
+    from polyjoule.frontends.tosa.layers import TARGET, registered_name
+
+    n_ok = sum(lm.ok for lm in maps)
+    out = [f"{source} @{model.function}: {len(maps)} layer(s), {n_ok} mapped on {TARGET}"]
+    for lm in maps:
+        layer, rec = lm.layer, lm.layer.recognized
+        head = f"layer {layer.index} ({layer.anchor}; {' '.join(layer.ops)})"
+        if rec is None:
+            out.append(f"{head}: refused, {layer.cause}")
+            continue
+        wl = rec.workload
+        ops = ", ".join(f"{t.name}({','.join(t.ranks)})={rec.sources[t.name]}"
+                        for t in wl.operands)
+        reg = " [registered]" if registered_name(wl) else " [not registered]"
+        out.append(f"{head}: {wl.name} {rec.shape_text}{reg}")
+        out.append(f"    operands: {ops}; dtypes {', '.join(f'{k}={v}' for k, v in rec.dtypes.items())}")
+        out += _result_lines(lm, top)
+    return out
+
+
+def _result_lines(lm: Any, top: int) -> list[str]:
+    res = lm.result
+    if res is None:
+        return [f"    not mapped: {lm.error}"]
+    out = [f"    {res.considered} nests, {len(res.candidates)} encodable"]
+    if res.best is None:
+        causes = ", ".join(f"{r.cause} {r.first}" for r in res.census.rows())
+        return [*out, f"    not mapped: {lm.error} (first causes: {causes})"]
+    for i, c in enumerate(res.candidates[:top]):
+        mark = "best" if i == 0 else f"#{i + 1}"
+        out.append(f"    {mark:>4} {c.label:<14} cost (makespan {c.priced.cost[0]}, "
+                   f"emits {c.priced.cost[1]})")
+    return out
+
+
+def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
+    """Map every layer, print the report, return the exit code (0 all mapped, else 1)."""
+    from polyjoule.frontends.tosa.layers import as_json as report_data
+    from polyjoule.frontends.tosa.layers import map_model
+
+    maps = map_model(model)
+    if as_json:
+        typer.echo(json.dumps(report_data(model, maps, top, source), indent=2))
+    else:
+        typer.echo("\n".join(mapping_lines(model, maps, top, source)))
+    return 0 if maps and all(lm.ok for lm in maps) else 1
+
+
+def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
+    """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
+    from polyjoule.frontends.tosa import from_file
+
+    return report(from_file(path), path, top=top, as_json=json)
+
+
+# ----------------------------------------------------------------- a processor array (TCPA)
+
+@dataclass
+class LayerAnalysis:
+    """A layer's PRA analysed on a processor array (or why it was not)."""
+
+    layer: Any
+    values: dict[str, int] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalysis:
+    """Energy (total and by class), latency and its formula of one layer on ``array``."""
+    from polyjoule.analysis import analyze
+    from polyjoule.analysis.latency import kernel_latency
+    from polyjoule.frontends.tosa.layers import layer_kernel
+
+    if layer.recognized is None:
+        return LayerAnalysis(layer, error=layer.cause)
+    k = layer_kernel(layer)
+    values = dict(k.datasets["default"])
+    try:
+        a = analyze(k, array=array, energy_table=table, values=values)
+        r = a.evaluate(values)
+        lat = kernel_latency(a, values)
+    except PolyjouleError as e:
+        return LayerAnalysis(layer, values, error=f"{type(e).__name__}: {e}")
+    data = {
+        "kernel": k.name, "values": values, "energy_pj": r.energy_pj["total"],
+        "counts": {c: v for c, v in r.counts.items() if c != "ops"}, "ops": r.counts["ops"],
+        "latency_cycles": lat["latency_cycles"],
+        "latency_formula": [ph["latency_formula"] for ph in lat["schedule"]],
+        "tile_sizes": {ph: list(p) for ph, p in r.tile_sizes.items()},
+        "volumes": [{"statement": v.statement, "case": v.case, "class": v.cls,
+                     "formula": v.formula, "count": v.value} for v in r.volumes],
+    }
+    return LayerAnalysis(layer, values, data)
+
+
+def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -> list[str]:
+    """The processor-array report, one block per layer."""
+    n_ok = sum(not row.error for row in rows)
+    out = [f"{source} @{model.function}: {len(rows)} layer(s), {n_ok} analysed on a "
+           f"{array} TCPA"]
+    for row in rows:
+        layer = row.layer
+        head = f"layer {layer.index} ({layer.anchor}; {' '.join(layer.ops)})"
+        if layer.recognized is None:
+            out.append(f"{head}: refused, {row.error}")
+            continue
+        rec = layer.recognized
+        out.append(f"{head}: {rec.workload.name} {rec.shape_text} "
+                   f"({', '.join(f'{p}={v}' for p, v in row.values.items())})")
+        if row.error:
+            out.append(f"    not analysed: {row.error}")
+            continue
+        d = row.data
+        out.append(f"    energy {d['energy_pj']:,.1f} pJ, latency {d['latency_cycles']:,} cycles")
+        tiles = "; ".join(f"p = ({', '.join(map(str, p))})" for p in d["tile_sizes"].values())
+        out.append(f"    latency = {' + '.join(d['latency_formula'])}  at {tiles}")
+        out.append(f"    energy: {len(d['volumes'])} volume formulas (see --json or "
+                   f"polyjoule analyze)")
+    return out
+
+
+def tcpa_report(model: Any, array: str, source: str, as_json: bool = False) -> int:
+    """Analyse every layer on the array, print, return the exit code (0 all analysed)."""
+    from polyjoule.cli.symbolic import parse_array, resolve_table
+
+    shape, table = parse_array(array), resolve_table(array, None)
+    rows = [analyse_layer(layer, shape, table) for layer in model.layers]
+    if as_json:
+        layers = [{"layer": r.layer.index, "value": r.layer.anchor, "ops": list(r.layer.ops),
+                   "status": "refused" if r.layer.recognized is None
+                   else "unanalysed" if r.error else "analysed",
+                   **({"reason": r.error} if r.error else {}), **r.data} for r in rows]
+        typer.echo(json.dumps({"source": source, "function": model.function, "target": TCPA,
+                               "array": array, "layers": layers}, indent=2))
+    else:
+        typer.echo("\n".join(tcpa_lines(model, rows, array, source)))
+    return 0 if rows and not any(r.error for r in rows) else 1
+
+
+# ---------------------------------------------------------------------------- the command
+
+def _shapes(input_shape: list[str]) -> list[tuple[int, ...]]:
+    shapes = []
+    for text in input_shape:
+        dims = parse_ints(text, "--input-shape")
+        if not dims or any(d < 1 for d in dims):
+            raise SpecError(f"--input-shape {text!r}: expected positive extents like 4x16")
+        shapes.append(dims)
+    return shapes
 
 
 @handles_errors
@@ -25,29 +188,37 @@ def import_model(
                                           help="Shape of one example input, e.g. 4x16; "
                                           "repeat for several inputs."),
     dtype: str = typer.Option("float32", "--dtype", help="Element type of the example inputs."),
+    target: str = typer.Option("tinytpu-isa", "--target",
+                               help="tinytpu-isa (map each layer) or tcpa (analyse each layer "
+                               "on a processor array)."),
+    array: str = typer.Option("8x8", "--array", help="With --target tcpa: ROWSxCOLS or an "
+                              "array declaration file."),
     top: int = typer.Option(1, "--top", help="Candidates to print per layer."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
-    """Export a PyTorch module to TOSA and map it layer by layer (needs the tosa extra)."""
+    """Export a PyTorch module to TOSA and map (or analyse) it layer by layer (tosa extra)."""
     from polyjoule.frontends.tosa import from_module
-    from polyjoule.frontends.tosa.cli_support import report
+    from polyjoule.frontends.tosa.layers import TARGET
     from polyjoule.frontends.tosa.producer import example_inputs, export, load_module
 
-    shapes = []
-    for text in input_shape:
-        dims = parse_ints(text, "--input-shape")
-        if not dims or any(d < 1 for d in dims):
-            raise SpecError(f"--input-shape {text!r}: expected positive extents like 4x16")
-        shapes.append(dims)
+    if target not in (TARGET, TCPA):
+        raise SpecError(f"--target: {target!r} is not {TARGET} or {TCPA}")
+    if target == TCPA:
+        from polyjoule.cli.symbolic import parse_array
+
+        parse_array(array)  # bad input fails before the (slow) export
+    shapes = _shapes(input_shape)
     net = load_module(model)
     mlir = export(net, *example_inputs(shapes, dtype))
     if emit is not None:
         emit.write_text(str(mlir))
+    if target == TCPA:
+        raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
     with machine_target(machine, echo=not as_json):
-        code = report(from_module(mlir), model, top=top, json=as_json)
+        code = report(from_module(mlir), model, top=top, as_json=as_json)
     raise typer.Exit(code)
 
 

@@ -28,20 +28,15 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
-from polyjoule.frontends.localize import (
-    DEFAULT_SCALARS,
-    Access,
-    Loop,
-    Nest,
-    Stmt,
-    check_uniform,
-    localize,
-    to_kernel,
-)
+from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.model.affine import Affine, parse_affine
+from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
+
+#: Values given to scalars that the source does not initialise (the PolyBench defaults).
+DEFAULT_SCALARS = {"alpha": 1.5, "beta": 1.2}
 _CALLS = {"sqrt", "max", "min", "relu"}
 
 
@@ -223,7 +218,7 @@ class _ExprConv:
         w = _where(node, self.ctx.filename)
         if isinstance(node, c_ast.ArrayRef):
             self.reads.append(self.access(node))
-            return ast.Name(id=f"__r{len(self.reads) - 1}", ctx=ast.Load())
+            return ast.Name(id=read_name(len(self.reads) - 1), ctx=ast.Load())
         if isinstance(node, c_ast.Constant):
             if node.type not in ("int", "double", "float"):
                 raise SpecError(f"{w}: constant {node.value!r} is not a number")
@@ -413,41 +408,42 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
             ctx.declared_scalars.add(d.name)
 
 
-def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str, list[Nest]]:
-    """Parse C text into the nests (phases) it holds; returns (function name, nests)."""
-    tree = _parse(_strip(text), filename)
+def _function(tree: c_ast.FileAST, filename: str) -> tuple[c_ast.FuncDef, str]:
+    """The function to read and the kernel's name (``kernel_`` dropped)."""
     fn = next((x for x in tree.ext if isinstance(x, c_ast.FuncDef)), None)
     if fn is None:
         raise SpecError(f"{filename}: no function or statements found")
     name = fn.decl.name if fn.decl.name != "__kernel" else re.sub(
         r"\W", "_", filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or "kernel"
-    name = re.sub(r"^kernel_", "", name)
-    body = list(fn.body.block_items or [])
-    ctx = _Ctx(filename)
-    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    return fn, re.sub(r"^kernel_", "", name)
+
+
+def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]]:
+    """The top-level loop nests of the body, each as its loops and statements."""
     for x in body:
         if isinstance(x, c_ast.For):
             _precheck(x, ctx)
     found: list[tuple[list[Loop], list[Stmt]]] = []
     for x in body:
-        if isinstance(x, c_ast.Decl | c_ast.Pragma):
+        if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
             continue
-        if isinstance(x, c_ast.For):
-            found.append(_nest(x, ctx))
-        elif isinstance(x, c_ast.Return | c_ast.EmptyStatement):
-            continue
-        else:
+        if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
                             f"{_GEN.visit(x)!r}")
+        found.append(_nest(x, ctx))
     if not found:
-        raise SpecError(f"{filename}: no for loop found")
-    # top-level nests that only zero arrays initialise the accumulators of later nests
-    nests: list[Nest] = []
+        raise SpecError(f"{ctx.filename}: no for loop found")
+    return found
+
+
+_Phase = tuple[list[Loop], list[Stmt], set[str]]
+
+
+def _phases(found: list[tuple[list[Loop], list[Stmt]]]) -> list[_Phase]:
+    """Top-level nests that only zero arrays initialise the accumulators of later nests;
+    every other nest is a phase, with the arrays zero when it starts."""
+    phases: list[_Phase] = []
     zero: set[str] = set()
-    scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
-               for k in sorted(ctx.declared_scalars)}
-    params = tuple(ctx.params)
-    phases = []
     zero_range: dict[str, tuple[tuple[Affine, Affine], ...]] = {}
     for loops, stmts in found:
         if _is_zero_init(stmts):
@@ -467,35 +463,53 @@ def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str,
         phases.append((loops, stmts, set(zero)))
         # a later phase reads what this one wrote from DRAM: it is no longer zero
         zero -= {s.target.tensor for s in stmts}
-    # a local array used by one phase only never touches DRAM; shared ones pass through it
+    return phases
+
+
+def _temporaries(phases: list[_Phase], ctx: _Ctx) -> frozenset[str]:
+    """A local array used by one phase only never touches DRAM; shared ones pass through it."""
     users: dict[str, int] = {}
     for _loops, stmts, _z in phases:
         for t in {a.tensor for st in stmts for a in (st.target, *st.reads)}:
             users[t] = users.get(t, 0) + 1
-    temporaries = frozenset(t for t in ctx.temporaries if users.get(t, 0) <= 1)
-    for loops, stmts, zeros in phases:
-        used = {n for lp in loops for b in (lp.lower, lp.upper) for n in b.names()}
-        used |= {n for s in stmts for a in (s.target, *s.reads) for x in a.index for n in x.names()}
-        used |= {n for t in {a.tensor for s in stmts for a in (s.target, *s.reads)}
-                 for x in ctx.shapes.get(t, ()) for n in x.names()}
+    return frozenset(t for t in ctx.temporaries if users.get(t, 0) <= 1)
+
+
+def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
+    """Every name a phase's bounds, subscripts and tensor shapes use."""
+    used = {n for lp in loops for b in (lp.lower, lp.upper) for n in b.names()}
+    used |= {n for s in stmts for a in (s.target, *s.reads) for x in a.index for n in x.names()}
+    used |= {n for t in {a.tensor for s in stmts for a in (s.target, *s.reads)}
+             for x in ctx.shapes.get(t, ()) for n in x.names()}
+    return used
+
+
+def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str, list[Nest]]:
+    """Parse C text into the nests (phases) it holds; returns (function name, nests)."""
+    fn, name = _function(_parse(_strip(text), filename), filename)
+    body = list(fn.body.block_items or [])
+    ctx = _Ctx(filename)
+    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    phases = _phases(_top_nests(body, ctx))
+    if not phases:
+        raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
+               for k in sorted(ctx.declared_scalars)}
+    temporaries = _temporaries(phases, ctx)
+    nests = []
+    for k, (loops, stmts, zeros) in enumerate(phases):
+        used = _used_names(loops, stmts, ctx)
         nests.append(Nest(
-            name if len(phases) == 1 else f"{name}.{len(nests) + 1}",
-            tuple(p for p in params if p in used),
+            name if len(phases) == 1 else f"{name}.{k + 1}",
+            tuple(p for p in ctx.params if p in used),
             tuple(loops), tuple(stmts), dict(ctx.shapes), scalars, frozenset(zeros),
             temporaries, dtype,
         ))
-    if not nests:
-        raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
     return name, nests
 
 
-def from_c(text: str, filename: str = "<c>", dtype: str = "fp32",
-           datasets: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
-    """PRA YAML data for a C loop nest (one phase per top-level nest)."""
+def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32",
+             datasets: Mapping[str, Mapping[str, int]] | None = None) -> Kernel:
+    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest)."""
     name, nests = c_nests(text, filename, dtype)
     return localize(nests, name, f"localised from {filename}", datasets)
-
-
-def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32") -> Kernel:
-    """The derived PRA of C text as a :class:`Kernel`."""
-    return to_kernel(from_c(text, filename, dtype))

@@ -1,8 +1,9 @@
 """Einsum front end: ``C[m,n] += A[m,k]*B[k,n]`` (or a :class:`Workload`) -> a PRA.
 
-The einsum is the loop nest over its ranks, result ranks outermost (in the result's order)
-and reduced ranks innermost, with the result zero-initialised. Each rank ``m`` becomes a loop
-``m`` over ``0..M-1`` with the parameter ``M`` (its extent). Localisation (see
+The einsum is a :class:`Workload`, whose loop nest (:func:`polyjoule.model.nest.workload_nest`)
+has the result ranks outermost (in the result's order) and reduced ranks innermost, with
+the result zero-initialised. Each rank ``m`` becomes a loop ``m`` over ``0..M-1`` with the
+parameter ``M`` (its extent). Localisation (see
 :mod:`polyjoule.frontends.localize`) turns each operand's missing ranks into propagations and
 the reduction into an accumulation chain; a pointwise epilogue (``relu``) is applied where
 the chain ends.
@@ -16,12 +17,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.frontends.localize import Access, Loop, Nest, Stmt, localize, to_kernel
-from polyjoule.model.affine import Affine
-from polyjoule.model.pra import Kernel
+from polyjoule.frontends.localize import localize
+from polyjoule.model.nest import workload_names, workload_nest
+from polyjoule.model.pra import Kernel, Reference
 from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
 
@@ -39,9 +43,8 @@ def _tensor(node: Any, text: str) -> Tensor:
     return Tensor(node.value.id, tuple(ranks))
 
 
-def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
-                 name: str = "einsum") -> Workload:
-    """Parse the text form into a :class:`Workload`; with ``extents`` every rank is checked."""
+def _statement(text: str) -> ast.Assign | ast.AugAssign:
+    """The one assignment ``C[..] (+)= ...`` of the text."""
     try:
         tree = ast.parse(text.strip(), mode="exec")
     except SyntaxError as e:
@@ -51,9 +54,11 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
     st = tree.body[0]
     if isinstance(st, ast.AugAssign) and not isinstance(st.op, ast.Add):
         raise SpecError(f"einsum {text!r}: only '=' and '+=' are einsums")
-    target = st.target if isinstance(st, ast.AugAssign) else st.targets[0]
-    result = _tensor(target, text)
-    value = st.value
+    return st
+
+
+def _epilogue(value: Any, text: str) -> tuple[Any, tuple[str, ...]]:
+    """Unwrap pointwise calls (``relu(...)``): the sum inside and the calls, innermost first."""
     epilogue: list[str] = []
     while isinstance(value, ast.Call):
         fn = value.func.id if isinstance(value.func, ast.Name) else ast.unparse(value.func)
@@ -62,19 +67,20 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                                    f"(known: {', '.join(POINTWISE)})")
         epilogue.insert(0, fn)
         value = value.args[0]
-    terms: list[Any] = []
+    return value, tuple(epilogue)
 
-    def flatten(node: Any) -> None:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            flatten(node.left)
-            flatten(node.right)
-        else:
-            terms.append(node)
 
-    flatten(value)
+def _summands(node: Any) -> list[Any]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _summands(node.left) + _summands(node.right)
+    return [node]
+
+
+def _contractions(value: Any, text: str) -> tuple[dict[str, Tensor], list[tuple[str, str]]]:
+    """The operands (each indexed one way) and the products of the sum."""
     operands: dict[str, Tensor] = {}
     contractions: list[tuple[str, str]] = []
-    for t in terms:
+    for t in _summands(value):
         if not (isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult)):
             raise SpecError(f"einsum {text!r}: {ast.unparse(t)!r} is not a product of two "
                             f"tensors")
@@ -85,98 +91,62 @@ def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
                 raise SpecError(f"einsum {text!r}: {x.name} is indexed as both "
                                 f"[{','.join(prev.ranks)}] and [{','.join(x.ranks)}]")
         contractions.append((pair[0].name, pair[1].name))
+    return operands, contractions
+
+
+def _check_extents(text: str, tensors: list[Tensor], ranks: list[str],
+                   extents: Mapping[str, int]) -> None:
+    for x in tensors:
+        for r in x.ranks:
+            if r not in extents:
+                raise UnknownNameError(
+                    f"einsum {text!r}: rank {r!r} of {x.name}[{','.join(x.ranks)}] has no "
+                    f"extent (given: {', '.join(extents) or 'none'})"
+                )
+    for r in extents:
+        if r not in ranks:
+            raise UnknownNameError(f"--extents: {r!r} is not a rank of the einsum "
+                                   f"(ranks: {', '.join(ranks)})")
+
+
+def parse_einsum(text: str, extents: Mapping[str, int] | None = None,
+                 name: str = "einsum") -> Workload:
+    """Parse the text form into a :class:`Workload`; with ``extents`` every rank is checked."""
+    st = _statement(text)
+    result = _tensor(st.target if isinstance(st, ast.AugAssign) else st.targets[0], text)
+    value, epilogue = _epilogue(st.value, text)
+    operands, contractions = _contractions(value, text)
     ranks: list[str] = list(result.ranks)
     for x in operands.values():
         ranks += [r for r in x.ranks if r not in ranks]
     if extents is not None:
-        for x in (result, *operands.values()):
-            for r in x.ranks:
-                if r not in extents:
-                    raise UnknownNameError(
-                        f"einsum {text!r}: rank {r!r} of {x.name}[{','.join(x.ranks)}] has no "
-                        f"extent (given: {', '.join(extents) or 'none'})"
-                    )
-        for r in extents:
-            if r not in ranks:
-                raise UnknownNameError(f"--extents: {r!r} is not a rank of the einsum "
-                                       f"(ranks: {', '.join(ranks)})")
+        _check_extents(text, [result, *operands.values()], ranks, extents)
     reduce = tuple(r for r in ranks if r not in result.ranks)
     return Workload(name, tuple(ranks), reduce, tuple(operands.values()), result,
-                    tuple(contractions), tuple(epilogue))
+                    tuple(contractions), epilogue)
 
 
-def _names(w: Workload) -> tuple[dict[str, str], dict[str, str]]:
-    """rank -> loop name (lower case), rank -> parameter (upper case)."""
-    dims = {r: r.lower() for r in w.ranks}
-    params = {r: r.upper() for r in w.ranks}
-    if len(set(dims.values())) != len(dims):
-        raise SpecError(f"workload {w.name!r}: ranks {', '.join(w.ranks)} differ only in case")
-    tensors = {t.name for t in (*w.operands, w.result)}
-    clash = (set(dims.values()) | set(params.values())) & tensors
-    if clash:
-        raise SpecError(f"workload {w.name!r}: {sorted(clash)[0]!r} names both a rank and a tensor")
-    return dims, params
+def _reference(w: Workload) -> Reference:
+    """The workload's own numpy semantics, in floating point: the simulator's witness."""
 
+    def reference(tensors: Mapping[str, np.ndarray], env: Mapping[str, int]) -> dict[str, np.ndarray]:
+        return {w.result.name: w.evaluate(tensors, np.float64)}
 
-def workload_nest(w: Workload, dtype: str = "fp32") -> Nest:
-    """The loop nest of a workload: result ranks outer, reduced ranks inner, zero-initialised."""
-    dims, params = _names(w)
-    order = [*w.result.ranks, *[r for r in w.ranks if r in w.reduce]]
-    loops = tuple(Loop(dims[r], Affine.of({}), Affine.of({params[r]: 1}, -1), f"rank {r}")
-                  for r in order)
-    reads: list[Access] = []
-
-    def ref(t: Tensor) -> Any:
-        reads.append(Access(t.name, tuple(Affine.of({dims[r]: 1}) for r in t.ranks),
-                            f"{t.name}[{','.join(t.ranks)}]"))
-        return ast.Name(id=f"__r{len(reads) - 1}", ctx=ast.Load())
-
-    expr: Any = None
-    for act, wgt in w.contractions:
-        term = ast.BinOp(ref(w.tensor(act)), ast.Mult(), ref(w.tensor(wgt)))
-        expr = term if expr is None else ast.BinOp(expr, ast.Add(), term)
-    target = Access(w.result.name, tuple(Affine.of({dims[r]: 1}) for r in w.result.ranks),
-                    f"{w.result.name}[{','.join(w.result.ranks)}]")
-    stmts = []
-    if w.reduce:
-        stmts.append(Stmt(target, "+=", expr, tuple(reads), len(order), "body", target.where))
-        if w.epilogue:
-            post: Any = ast.Name(id="__r0", ctx=ast.Load())
-            for op in w.epilogue:
-                post = ast.Call(ast.Name(id=op, ctx=ast.Load()), [post], [])
-            stmts.append(Stmt(target, "=", post, (target,), len(w.result.ranks), "post",
-                              target.where))
-    else:
-        for op in w.epilogue:
-            expr = ast.Call(ast.Name(id=op, ctx=ast.Load()), [expr], [])
-        stmts.append(Stmt(target, "=", expr, tuple(reads), len(order), "body", target.where))
-    shapes = {t.name: tuple(Affine.of({params[r]: 1}) for r in t.ranks)
-              for t in (*w.operands, w.result)}
-    return Nest(w.name, tuple(params[r] for r in order), loops, tuple(stmts), shapes,
-                zero_init=frozenset({w.result.name}), dtype=dtype)
-
-
-def from_workload(w: Workload, extents: Mapping[str, int] | None = None,
-                  dtype: str = "fp32") -> dict[str, Any]:
-    """PRA YAML data for a workload; ``extents`` (by rank) become the ``default`` dataset."""
-    datasets = None
-    if extents is not None:
-        w.check_extents(extents)
-        _, params = _names(w)
-        datasets = {"default": {params[r]: int(v) for r, v in extents.items()}}
-    return localize([workload_nest(w, dtype)], w.name,
-                    f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
-                    datasets)
-
-
-def from_text(text: str, extents: Mapping[str, int] | None = None, name: str = "einsum",
-              dtype: str = "fp32") -> dict[str, Any]:
-    """PRA YAML data for an einsum given as text."""
-    return from_workload(parse_einsum(text, extents, name), extents, dtype)
+    return reference
 
 
 def einsum_kernel(spec: Workload | str, extents: Mapping[str, int] | None = None,
-                  dtype: str = "fp32") -> Kernel:
-    """The derived PRA as a :class:`Kernel` (reference: the workload's own numpy semantics)."""
-    w = parse_einsum(spec, extents) if isinstance(spec, str) else spec
-    return to_kernel(from_workload(w, extents, dtype))
+                  dtype: str = "fp32", name: str = "einsum") -> Kernel:
+    """The derived PRA of an einsum (text or :class:`Workload`) as a :class:`Kernel`;
+    ``extents`` (by rank) become its ``default`` dataset, the workload's numpy einsum is its
+    reference."""
+    w = parse_einsum(spec, extents, name) if isinstance(spec, str) else spec
+    datasets = None
+    if extents is not None:
+        w.check_extents(extents)
+        _, params = workload_names(w)
+        datasets = {"default": {params[r]: int(v) for r, v in extents.items()}}
+    k = localize([workload_nest(w, dtype)], w.name,
+                  f"einsum {w.result.name} from {', '.join(t.name for t in w.operands)}",
+                  datasets)
+    return replace(k, reference=_reference(w))

@@ -25,6 +25,7 @@ A file holds one PRA (top-level ``statements``) or a kernel of phases (``phases:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -107,8 +108,15 @@ def _access(text: str, known: set[str], where: str) -> tuple[str, tuple[Affine, 
     return m.group(1), idx
 
 
-def build_pra(spec: PRASpec, where: str) -> PRA:
-    """Turn a validated spec into a :class:`PRA`, checking names and dependences."""
+def transport_text(var: str, source: str, dims: Sequence[str], dep: Sequence[int]) -> str:
+    """``x[i] = y[i0, i1 - 1]``: how a transport reads (the statement's ``text``)."""
+    shift = ", ".join(n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
+                      for n, d in zip(dims, dep, strict=True))
+    return f"{var}[i] = {source}[{shift}]"
+
+
+def _dims(spec: PRASpec, where: str) -> tuple[Dim, ...]:
+    """The dims, each bound affine in the parameters and the outer dims."""
     params = tuple(spec.params)
     dims: list[Dim] = []
     for k, d in enumerate(spec.dims):
@@ -129,58 +137,77 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
         if not lower.names() and lower.const < 0:
             raise SpecError(f"{w}.lower: {lower} is negative; the tiling box starts at 0")
         dims.append(Dim(d.name, lower, upper, extent))
-    dim_names = [d.name for d in dims]
-    known = set(params) | set(dim_names)
+    return tuple(dims)
+
+
+class _Scope:
+    """The names statements of one PRA may use."""
+
+    def __init__(self, spec: PRASpec, dims: tuple[Dim, ...], tensors: set[str]):
+        self.spec = spec
+        self.dim_names = [d.name for d in dims]
+        self.known = set(spec.params) | set(self.dim_names)
+        self.tensors = tensors
+        self.written = {s.var for s in spec.statements if s.output is None}
+
+    def access(self, text: str, where: str) -> tuple[str, tuple[Affine, ...]]:
+        """A tensor access over the known names, of a declared tensor."""
+        tname, idx = _access(text, self.known, where)
+        if tname not in self.tensors:
+            raise SpecError(f"{where}: unknown tensor {tname!r}")
+        return tname, idx
+
+    def written_var(self, name: str, where: str) -> None:
+        """Refuse reading a variable no statement writes."""
+        if name not in self.written:
+            raise SpecError(f"{where}: {name!r} is never written")
+
+
+def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
+    """One statement; ``w`` names it in errors."""
+    when: list[Constraint] = []
+    for c in [s.when] if isinstance(s.when, str) else list(s.when):
+        when.extend(parse_condition(c, scope.known, f"{w}.when"))
+    if s.input is not None:
+        tname, idx = scope.access(s.input, f"{w}.input")
+        return Statement(s.id, "input", s.var, tuple(when), tensor=tname, index=idx,
+                         text=f"{s.var}[i] = {s.input}")
+    if s.output is not None:
+        tname, idx = scope.access(s.output, f"{w}.output")
+        scope.written_var(s.var, f"{w}.var")
+        return Statement(s.id, "output", s.var, tuple(when), tensor=tname, index=idx,
+                         text=f"{s.output} = {s.var}[i]")
+    if s.from_ is not None:
+        assert s.dep is not None
+        n = len(scope.dim_names)
+        if len(s.dep) != n:
+            raise SpecError(f"{w}.dep: {s.dep} has {len(s.dep)} entries, the PRA has {n} dims")
+        scope.written_var(s.from_, f"{w}.from")
+        return Statement(s.id, "transport", s.var, tuple(when), source=s.from_,
+                         dep=tuple(s.dep),
+                         text=transport_text(s.var, s.from_, scope.dim_names, s.dep))
+    assert s.compute is not None
+    expr = parse_expr(s.compute, scope.written, scope.spec.scalars, f"{w}.compute")
+    return Statement(s.id, "compute", s.var, tuple(when), expr=expr,
+                     text=f"{s.var}[i] = {s.compute}")
+
+
+def build_pra(spec: PRASpec, where: str) -> PRA:
+    """Turn a validated spec into a :class:`PRA`, checking names and dependences."""
+    params = tuple(spec.params)
+    dims = _dims(spec, where)
     tensors = []
     for name, t in spec.tensors.items():
         shape = tuple(parse_affine(s, params, f"{where}: tensors.{name}.shape") for s in t.shape)
         tensors.append(TensorDecl(name, shape, t.kind))
-    tensor_names = {t.name for t in tensors}
-    written = {s.var for s in spec.statements if s.output is None}
-    statements: list[Statement] = []
-    for k, s in enumerate(spec.statements):
-        w = f"{where}: statements[{k}] ({s.id})"
-        conds = [s.when] if isinstance(s.when, str) else list(s.when)
-        when: list[Constraint] = []
-        for c in conds:
-            when.extend(parse_condition(c, known, f"{w}.when"))
-        if s.input is not None:
-            tname, idx = _access(s.input, known, f"{w}.input")
-            if tname not in tensor_names:
-                raise SpecError(f"{w}.input: unknown tensor {tname!r}")
-            st = Statement(s.id, "input", s.var, tuple(when), tensor=tname, index=idx,
-                           text=f"{s.var}[i] = {s.input}")
-        elif s.output is not None:
-            tname, idx = _access(s.output, known, f"{w}.output")
-            if tname not in tensor_names:
-                raise SpecError(f"{w}.output: unknown tensor {tname!r}")
-            if s.var not in written:
-                raise SpecError(f"{w}.var: {s.var!r} is never written")
-            st = Statement(s.id, "output", s.var, tuple(when), tensor=tname, index=idx,
-                           text=f"{s.output} = {s.var}[i]")
-        elif s.from_ is not None:
-            assert s.dep is not None
-            if len(s.dep) != len(dims):
-                raise SpecError(f"{w}.dep: {s.dep} has {len(s.dep)} entries, the PRA has {len(dims)} dims")
-            if s.from_ not in written:
-                raise SpecError(f"{w}.from: {s.from_!r} is never written")
-            shift = ", ".join(
-                n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
-                for n, d in zip(dim_names, s.dep, strict=True)
-            )
-            st = Statement(s.id, "transport", s.var, tuple(when), source=s.from_, dep=tuple(s.dep),
-                           text=f"{s.var}[i] = {s.from_}[{shift}]")
-        else:
-            assert s.compute is not None
-            expr = parse_expr(s.compute, written, spec.scalars, f"{w}.compute")
-            st = Statement(s.id, "compute", s.var, tuple(when), expr=expr,
-                           text=f"{s.var}[i] = {s.compute}")
-        statements.append(st)
+    scope = _Scope(spec, dims, {t.name for t in tensors})
+    statements = tuple(_statement(s, f"{where}: statements[{k}] ({s.id})", scope)
+                       for k, s in enumerate(spec.statements))
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
         raise SpecError(f"{where}: statements: repeated id")
-    return check_one_writer(PRA(spec.name, params, tuple(spec.params.items()), tuple(dims),
-                                tuple(tensors), tuple(spec.scalars.items()), tuple(statements),
+    return check_one_writer(PRA(spec.name, params, tuple(spec.params.items()), dims,
+                                tuple(tensors), tuple(spec.scalars.items()), statements,
                                 spec.dtype), where)
 
 

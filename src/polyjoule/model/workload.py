@@ -101,14 +101,16 @@ class Workload:
             if int(extents[r]) < 1:
                 raise SpecError(f"workload {self.name!r}: extents: rank {r} = {extents[r]} < 1")
 
-    def evaluate(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """The gold result: each contraction's einsum in int64, summed, then the epilogue."""
+    def evaluate(self, values: Mapping[str, np.ndarray],
+                 dtype: type = np.int64) -> np.ndarray:
+        """The gold result: each contraction's einsum (in int64 by default), summed, then the
+        epilogue."""
         out = None
         for act, wgt in self.contractions:
             a, w = self.tensor(act), self.tensor(wgt)
             spec = f"{self.letters(a)},{self.letters(w)}->{self.letters(self.result)}"
-            term = np.einsum(spec, np.asarray(values[act], dtype=np.int64),
-                             np.asarray(values[wgt], dtype=np.int64))
+            term = np.einsum(spec, np.asarray(values[act], dtype=dtype),
+                             np.asarray(values[wgt], dtype=dtype))
             out = term if out is None else out + term
         assert out is not None
         for op in self.epilogue:

@@ -1,8 +1,8 @@
 """TOSA front end: real PyTorch models (via torch-mlir) and TOSA MLIR into mapper workloads.
 
 Recognition is fail-safe: an op earns a meaning only when every part of it is accounted
-for; anything else is refused by a named error (``errors.py``) with its reason. Needs the
-``tosa`` extra (``pip install 'polyjoule[tosa]'``); nothing heavy is imported until a
+for; anything else is refused by a named error (the "TOSA front end" block of
+:mod:`polyjoule.errors`) with its reason. Needs the ``tosa`` extra (``pip install 'polyjoule[tosa]'``); nothing heavy is imported until a
 function here is called.
 
     from polyjoule.frontends import tosa
@@ -12,7 +12,7 @@ function here is called.
 
 Modules: ``primitive`` (the closed op table), ``recognize`` (one op's meaning),
 ``layout`` (reshape/transpose normalisation), ``builder`` (grammar, layers),
-``producer`` (torch export, files), ``cli_support`` (printing for the CLI).
+``producer`` (torch export, files), ``layers`` (per-layer searches and PRAs, as data).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from polyjoule.frontends.tosa.errors import (
+from polyjoule.errors import (
     CompileError,
     DTypeError,
     LayoutError,

@@ -10,8 +10,7 @@ import re
 from types import ModuleType
 from typing import Any
 
-from polyjoule.errors import MissingExtraError
-from polyjoule.frontends.tosa.errors import MlirParseError, QuantizationError
+from polyjoule.errors import MissingExtraError, MlirParseError, QuantizationError
 
 INSTALL_HINT = "pip install 'polyjoule[tosa]'"
 

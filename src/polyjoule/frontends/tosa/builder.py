@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from polyjoule.frontends.tosa.bindings import ir
-from polyjoule.frontends.tosa.errors import (
+from polyjoule.errors import (
     MlirParseError,
     NoMatchError,
     QuantizationError,
     ShapeError,
     TosaFrontendError,
 )
+from polyjoule.frontends.tosa.bindings import ir
 from polyjoule.frontends.tosa.layout import Source, shape, trace
 from polyjoule.frontends.tosa.recognize import (
     Quant,
@@ -94,15 +94,10 @@ def _dims(value: Any, what: str) -> tuple[int, ...]:
     return s
 
 
-def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
-          boundary: Callable[[Any], str | None] = lambda v: None) -> Recognized:
-    """Apply the grammar from the value ``root``; raise a CompileError naming the cause.
-
-    ``foreign(op)`` marks ops owned by another layer (not walked into); ``boundary(v)``
-    names a non-argument, non-constant source that is nevertheless a legal input
-    (another layer's output), or returns None to refuse it.
-    """
-    visited: list[Any] = []
+def _epilogue(root: Any, foreign: Callable[[Any], bool],
+              visited: list[Any]) -> tuple[Any, list[str]]:
+    """Walk up from ``root`` through reshapes and neutral pointwise ops (the epilogue) to
+    the value the sum of matmuls produces."""
     epilogue: list[str] = []
     v = root
     while (op := producer(v)) is not None and not foreign(op):
@@ -115,99 +110,129 @@ def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
         m = recognize(op)
         if m.error is not None:
             raise m.error
-        if m.tag in POINTWISE and m.neutral:
-            epilogue.insert(0, m.tag)
-            visited.append(op)
-            v = m.inputs[0]
-            continue
-        break
-
-    terms: list[Any] = []
-
-    def flatten(v: Any) -> None:
-        op = producer(v)
-        while op is not None and op.name == "tosa.reshape" and not foreign(op):
-            visited.append(op)
-            v = op.operands[0]
-            op = producer(v)
-        if op is None:
-            raise NoMatchError(f"a term of the sum is {describe(v)}, not a matmul")
-        if foreign(op):
-            raise NoMatchError(f"a term of the sum, {describe(v)}, is another layer's output, "
-                               "not a matmul of this layer")
-        if op.name == "tosa.matmul":
-            visited.append(op)
-            terms.append(op)
-            return
-        m = recognize(op)
-        if m.error is not None:
-            raise m.error
-        if op.name != "tosa.add":
-            what = "a constant (a bias has no mapping)" if op.name == "tosa.const" else \
-                f"{op.name} ({m.tag})"
-            raise NoMatchError(f"a term of the sum, {v.get_name()}, is {what}, not a matmul")
+        if not (m.tag in POINTWISE and m.neutral):
+            break
+        epilogue.insert(0, m.tag)
         visited.append(op)
-        flatten(op.operands[0])
-        flatten(op.operands[1])
-        out = shape(op.results[0])
-        for x in op.operands:
-            if shape(x) != out:
-                raise ShapeError(f"tosa.add broadcasts {list(shape(x))} to {list(out)}; "
-                                 "only a sum of equal-shape matmuls is mapped")
+        v = m.inputs[0]
+    return v, epilogue
 
-    flatten(v)
+
+def _check_add(op: Any) -> None:
+    out = shape(op.results[0])
+    for x in op.operands:
+        if shape(x) != out:
+            raise ShapeError(f"tosa.add broadcasts {list(shape(x))} to {list(out)}; "
+                             "only a sum of equal-shape matmuls is mapped")
+
+
+def _terms(v: Any, foreign: Callable[[Any], bool], visited: list[Any]) -> list[Any]:
+    """The matmuls a tree of ``tosa.add`` sums (through reshapes), left to right."""
+    op = producer(v)
+    while op is not None and op.name == "tosa.reshape" and not foreign(op):
+        visited.append(op)
+        v = op.operands[0]
+        op = producer(v)
+    if op is None:
+        raise NoMatchError(f"a term of the sum is {describe(v)}, not a matmul")
+    if foreign(op):
+        raise NoMatchError(f"a term of the sum, {describe(v)}, is another layer's output, "
+                           "not a matmul of this layer")
+    if op.name == "tosa.matmul":
+        visited.append(op)
+        return [op]
+    m = recognize(op)
+    if m.error is not None:
+        raise m.error
+    if op.name != "tosa.add":
+        what = "a constant (a bias has no mapping)" if op.name == "tosa.const" else \
+            f"{op.name} ({m.tag})"
+        raise NoMatchError(f"a term of the sum, {v.get_name()}, is {what}, not a matmul")
+    visited.append(op)
+    terms = _terms(op.operands[0], foreign, visited) + _terms(op.operands[1], foreign, visited)
+    _check_add(op)
+    return terms
+
+
+def _matmul(mm: Any) -> tuple[Any, tuple[int, int, int]]:
+    """A matmul's recognition and its (M, K, N), refusing quantisation and batches."""
+    m = recognize(mm)
+    if m.error is not None:
+        raise m.error
+    if not m.neutral:
+        raise QuantizationError(
+            f"tosa.matmul {mm.results[0].get_name()}: {m.quant_text()}; only symmetric, "
+            "unshifted quantisation (zero-points 0) is mapped: (A-za)(B-zb) needs row and "
+            "column sums the array cannot produce")
+    a, b = m.inputs
+    sa, sb = _dims(a, "tosa.matmul A"), _dims(b, "tosa.matmul B")
+    if sa[0] != 1 or sb[0] != 1:
+        raise ShapeError(f"tosa.matmul {mm.results[0].get_name()} has batch {sa[0]}; "
+                         "only unit-batch matmuls are mapped")
+    return m, (sa[1], sa[2], sb[2])
+
+
+@dataclass
+class _Terms:
+    """The contractions of a sum of matmuls: operand names by source, their extents."""
 
     extents: tuple[int, int, int] | None = None
-    acts: dict[tuple[Any, bool], str] = {}
-    wgts: dict[tuple[Any, bool], str] = {}
-    srcs: dict[str, Source] = {}
-    contractions: list[tuple[str, str]] = []
-    quant: list[Quant] = []
-    for mm in terms:
-        m = recognize(mm)
-        if m.error is not None:
-            raise m.error
-        if not m.neutral:
-            raise QuantizationError(
-                f"tosa.matmul {mm.results[0].get_name()}: {m.quant_text()}; only symmetric, "
-                "unshifted quantisation (zero-points 0) is mapped: (A-za)(B-zb) needs row and "
-                "column sums the array cannot produce")
-        quant.extend(m.quantization)
-        a, b = m.inputs
-        sa, sb = _dims(a, "tosa.matmul A"), _dims(b, "tosa.matmul B")
-        if sa[0] != 1 or sb[0] != 1:
-            raise ShapeError(f"tosa.matmul {mm.results[0].get_name()} has batch {sa[0]}; "
-                             "only unit-batch matmuls are mapped")
-        ext = (sa[1], sa[2], sb[2])
-        if extents is not None and ext != extents:
-            raise ShapeError(f"terms of the sum disagree on (M, K, N): {extents} vs {ext}")
-        extents = ext
-        names = []
-        for operand, table, prefix in ((a, acts, "A"), (b, wgts, "B")):
-            src = trace(operand)
-            visited.extend(src.path)
-            key = (src.value, src.flipped)
-            if key not in table:
-                n = len(table) + 1
-                table[key] = prefix if n == 1 else f"{prefix}{n}"
-                srcs[table[key]] = src
-            names.append(table[key])
-        contractions.append((names[0], names[1]))
-    assert extents is not None
+    tables: dict[str, dict[tuple[Any, bool], str]] = field(
+        default_factory=lambda: {"A": {}, "B": {}})
+    sources: dict[str, Source] = field(default_factory=dict)
+    contractions: list[tuple[str, str]] = field(default_factory=list)
+    quant: list[Quant] = field(default_factory=list)
 
+    def name(self, operand: Any, prefix: str, visited: list[Any]) -> str:
+        """The operand's name: one per distinct source (``A``, ``A2``, ...)."""
+        src = trace(operand)
+        visited.extend(src.path)
+        table, key = self.tables[prefix], (src.value, src.flipped)
+        if key not in table:
+            n = len(table) + 1
+            table[key] = prefix if n == 1 else f"{prefix}{n}"
+            self.sources[table[key]] = src
+        return table[key]
+
+    def add(self, mm: Any, visited: list[Any]) -> None:
+        """One more matmul of the sum: the same (M, K, N) as the others."""
+        m, ext = _matmul(mm)
+        if self.extents is not None and ext != self.extents:
+            raise ShapeError(f"terms of the sum disagree on (M, K, N): {self.extents} vs {ext}")
+        self.extents = ext
+        self.quant.extend(m.quantization)
+        a, b = m.inputs
+        self.contractions.append((self.name(a, "A", visited), self.name(b, "B", visited)))
+
+
+def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
+          boundary: Callable[[Any], str | None] = lambda v: None) -> Recognized:
+    """Apply the grammar from the value ``root``; raise a CompileError naming the cause.
+
+    ``foreign(op)`` marks ops owned by another layer (not walked into); ``boundary(v)``
+    names a non-argument, non-constant source that is nevertheless a legal input
+    (another layer's output), or returns None to refuse it.
+    """
+    visited: list[Any] = []
+    v, epilogue = _epilogue(root, foreign, visited)
+    terms = _terms(v, foreign, visited)
+    acc = _Terms()
+    for mm in terms:
+        acc.add(mm, visited)
+    assert acc.extents is not None
     operands: list[Tensor] = []
     sources: dict[str, str] = {}
     dtypes: dict[str, str] = {}
-    for name, src in srcs.items():
+    for name, src in acc.sources.items():
         plain = ("M", "K") if name.startswith("A") else ("K", "N")
         operands.append(Tensor(name, plain[::-1] if src.flipped else plain))
         sources[name] = _provenance(src, boundary) + (" (transposed)" if src.flipped else "")
         dtypes[name] = str(element_type(src.value))
     dtypes["C"] = str(element_type(root))
     wl = Workload(_name(len(terms), epilogue), RANKS, ("K",), tuple(operands),
-                  Tensor("C", ("M", "N")), tuple(contractions), tuple(epilogue))
-    return Recognized(wl, dict(zip(RANKS, extents, strict=True)), dtypes, sources,
-                      tuple(quant), tuple(visited))
+                  Tensor("C", ("M", "N")), tuple(acc.contractions), tuple(epilogue))
+    return Recognized(wl, dict(zip(RANKS, acc.extents, strict=True)), dtypes, sources,
+                      tuple(acc.quant), tuple(visited))
 
 
 def _provenance(src: Source, boundary: Callable[[Any], str | None]) -> str:
@@ -267,20 +292,16 @@ class Model:
     layers: tuple[Layer, ...]
 
 
-def model_from_function(func: Any) -> Model:
-    """Partition a function into layers (matmul sums with a fused relu) and refused ops.
-
-    A layer grows from each matmul down its sole-consumer chain: reshapes, adds (the
-    sum), then relu clamps (only if each is its input's sole consumer). Every other
-    compute op is its own refused unit; reshapes and constants are no units.
-    """
-    ops, ret = _body(func)
-    pos = {op: i for i, op in enumerate(ops)}
+def _users(ops: list[Any], ret: Any) -> dict[Any, list[Any]]:
     users: dict[Any, list[Any]] = {}
     for op in [*ops, ret]:
         for v in op.operands:
             users.setdefault(v, []).append(op)
+    return users
 
+
+def _chains(ops: list[Any], users: dict[Any, list[Any]]) -> dict[Any, list[Any]]:
+    """Per layer root value, the ops its matmuls claim down their sole-consumer chains."""
     chains: dict[Any, list[Any]] = {}
     for mm in ops:
         if mm.name != "tosa.matmul":
@@ -297,13 +318,31 @@ def model_from_function(func: Any) -> Model:
             claim.append(u)
             v = u.results[0]
         chains.setdefault(v, []).extend(claim)
+    return chains
+
+
+def _refusal(op: Any) -> TosaFrontendError:
+    """Why an op outside every matmul layer is its own refused unit."""
+    m = recognize(op)
+    if m.error is not None:
+        return m.error
+    if not m.neutral:
+        return QuantizationError(f"{op.name}: {m.quant_text()}; only neutral quantisation")
+    return NoMatchError(f"{op.name} (recognised as {m.tag}) is not part of a matmul "
+                        "layer and has no mapping on its own")
+
+
+def _layer_units(ops: list[Any], chains: dict[Any, list[Any]],
+                 covered: set[Any]) -> list[tuple[int, Layer]]:
+    """(position, layer) of every matmul layer, recognised or refused."""
+    pos = {op: i for i, op in enumerate(ops)}
 
     def root_pos(v: Any) -> int:
         return pos[producer(v)]
 
     roots = sorted(chains, key=root_pos)
     owner = {op: k for k, r in enumerate(roots) for op in chains[r]}
-    covered: set[Any] = set(owner)
+    covered.update(owner)
     units: list[tuple[int, Layer]] = []
     for k, root in enumerate(roots):
         def foreign(op: Any, k: int = k) -> bool:
@@ -321,19 +360,12 @@ def model_from_function(func: Any) -> Model:
         except TosaFrontendError as e:
             layer = Layer(0, root.get_name(), names, error=e)
         units.append((root_pos(root), layer))
-    for op in ops:
-        if op in covered or op.name in _IGNORED:
-            continue
-        m = recognize(op)
-        err: TosaFrontendError | None = m.error
-        if err is None and not m.neutral:
-            err = QuantizationError(f"{op.name}: {m.quant_text()}; only neutral quantisation")
-        if err is None:
-            err = NoMatchError(f"{op.name} (recognised as {m.tag}) is not part of a matmul "
-                               "layer and has no mapping on its own")
-        units.append((pos[op], Layer(0, op.results[0].get_name() if op.results else op.name,
-                                     (op.name,), error=err)))
-    units.sort(key=lambda u: u[0])
+    return units
+
+
+def _numbered(units: list[tuple[int, Layer]]) -> tuple[Layer, ...]:
+    """Layers numbered in program order; ``unit@POS`` sources become ``layer N``."""
+    units = sorted(units, key=lambda u: u[0])
     number = {p: i + 1 for i, (p, _) in enumerate(units)}
 
     def renumber(text: str) -> str:
@@ -345,5 +377,23 @@ def model_from_function(func: Any) -> Model:
         if rec is not None:
             rec = replace(rec, sources={k: renumber(t) for k, t in rec.sources.items()}, ops=())
         layers.append(replace(layer, index=i + 1, recognized=rec))
+    return tuple(layers)
+
+
+def model_from_function(func: Any) -> Model:
+    """Partition a function into layers (matmul sums with a fused relu) and refused ops.
+
+    A layer grows from each matmul down its sole-consumer chain: reshapes, adds (the
+    sum), then relu clamps (only if each is its input's sole consumer). Every other
+    compute op is its own refused unit; reshapes and constants are no units.
+    """
+    ops, ret = _body(func)
+    covered: set[Any] = set()
+    units = _layer_units(ops, _chains(ops, _users(ops, ret)), covered)
+    for i, op in enumerate(ops):
+        if op in covered or op.name in _IGNORED:
+            continue
+        anchor = op.results[0].get_name() if op.results else op.name
+        units.append((i, Layer(0, anchor, (op.name,), error=_refusal(op))))
     name = ir().StringAttr(func.attributes["sym_name"]).value
-    return Model(name, tuple(layers))
+    return Model(name, _numbered(units))

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from polyjoule.errors import LayoutError, NoMatchError
 from polyjoule.frontends.tosa.bindings import ir
-from polyjoule.frontends.tosa.errors import LayoutError, NoMatchError
 from polyjoule.frontends.tosa.recognize import producer
 
 

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from polyjoule.errors import MissingExtraError
+from polyjoule.errors import MissingExtraError, MlirParseError, ModelLoadError
 from polyjoule.frontends.tosa.bindings import INSTALL_HINT, parse
-from polyjoule.frontends.tosa.errors import MlirParseError, ModelLoadError
 
 DTYPES = ("float32", "int8", "int32", "int64", "float16", "bfloat16")
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from polyjoule.errors import DTypeError, NoMatchError, TosaFrontendError
 from polyjoule.frontends.tosa import primitive as P
 from polyjoule.frontends.tosa.bindings import ir
-from polyjoule.frontends.tosa.errors import DTypeError, NoMatchError, TosaFrontendError
 
 #: largest finite value per float element type (relu needs max >= it)
 FLOAT_MAX: dict[str, float] = {

@@ -1,4 +1,5 @@
-"""The CLI: ``polyjoule import`` and the ``map --tosa`` hook; bad input is one line, exit 2."""
+"""The CLI: ``polyjoule import`` (mapper or TCPA) and the ``map --tosa`` hook; bad input is
+one line, exit 2."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def test_import_maps_an_mlp_and_emits_its_tosa(mlp_file, tmp_path):
     assert "gemm 4x16x8" in r.output and "best N2>K4" in r.output
     assert "tosa.matmul" in out.read_text()
 
-    from polyjoule.frontends.tosa.cli_support import map_tosa_file
+    from polyjoule.cli.tosa import map_tosa_file
 
     assert map_tosa_file(str(out), top=2, json=False) == 0
     r = runner.invoke(app, ["map", "--tosa", str(out), "--top", "1"])
@@ -65,7 +66,7 @@ def test_import_maps_an_mlp_and_emits_its_tosa(mlp_file, tmp_path):
 
 def test_map_tosa_hook_json(capsys, tmp_path):
     pytest.importorskip("torch_mlir")
-    from polyjoule.frontends.tosa.cli_support import map_tosa_file
+    from polyjoule.cli.tosa import map_tosa_file
 
     f = tmp_path / "g.mlir"
     f.write_text(GEMM_SUM_RELU)
@@ -80,7 +81,7 @@ def test_map_tosa_hook_json(capsys, tmp_path):
 
 def test_refused_layers_are_printed_with_their_cause(capsys, tmp_path):
     pytest.importorskip("torch_mlir")
-    from polyjoule.frontends.tosa.cli_support import map_tosa_file
+    from polyjoule.cli.tosa import map_tosa_file
 
     f = tmp_path / "r6.mlir"
     f.write_text(RELU6)
@@ -97,8 +98,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_bad_mlir_file_is_a_one_line_error(tmp_path):
     pytest.importorskip("torch_mlir")
+    from polyjoule.cli.tosa import map_tosa_file
     from polyjoule.frontends.tosa import MlirParseError
-    from polyjoule.frontends.tosa.cli_support import map_tosa_file
 
     f = tmp_path / "bad.mlir"
     f.write_text("func.func @main( this is not mlir")
@@ -134,8 +135,8 @@ def test_without_the_extra_import_says_how_to_install(monkeypatch, mlp_file):
 
 
 def test_map_tosa_without_the_extra(monkeypatch, tmp_path):
+    from polyjoule.cli.tosa import map_tosa_file
     from polyjoule.errors import MissingExtraError
-    from polyjoule.frontends.tosa.cli_support import map_tosa_file
 
     monkeypatch.setitem(sys.modules, "torch_mlir", None)
     f = tmp_path / "x.mlir"
@@ -146,7 +147,58 @@ def test_map_tosa_without_the_extra(monkeypatch, tmp_path):
 
 def test_polyjoule_import_does_not_import_torch():
     code = ("import sys, polyjoule, polyjoule.cli, polyjoule.frontends.tosa; "
-            "import polyjoule.frontends.tosa.cli_support; "
+            "import polyjoule.cli.tosa, polyjoule.frontends.tosa.layers; "
             "print(any(m.split('.')[0] in ('torch', 'torch_mlir') for m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "False", r.stderr
+
+
+# the layers of MLP as einsums given as text: the independent path to the same PRA
+MLP_EINSUMS = {1: ("C[m,n] = relu(A[m,k]*B[k,n])", {"m": 4, "k": 16, "n": 16}),
+               2: ("C[m,n] += A[m,k]*B[k,n]", {"m": 4, "k": 16, "n": 8})}
+
+
+def test_import_on_a_tcpa_equals_the_einsum_kernels(mlp_file):
+    """Per layer, the printed energy and latency are ``polyjoule.analyze`` of the einsum
+    written as text, and the simulator agrees with both at the layer's size."""
+    pytest.importorskip("torch_mlir")
+    import polyjoule
+    from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
+    from polyjoule.analysis.simulator import simulate
+    from polyjoule.frontends.einsum import einsum_kernel
+    from polyjoule.targets.tcpa.energy import default_table
+    from polyjoule.targets.tcpa.locations import CLASSES
+
+    args = ["import", f"{mlp_file}:MLP", "-i", "4x16", "--target", "tcpa", "--array", "4x4"]
+    r = runner.invoke(app, [*args, "--json"])
+    assert r.exit_code == 0, r.output
+    layers = json.loads(r.output)["layers"]
+    assert [x["layer"] for x in layers] == sorted(MLP_EINSUMS)
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    for layer in layers:
+        einsum, extents = MLP_EINSUMS[layer["layer"]]
+        k = einsum_kernel(einsum, extents)
+        values = dict(k.datasets["default"])
+        assert layer["values"] == values
+        want = polyjoule.analyze(k, array=(4, 4)).evaluate(values)
+        latency = kernel_latency(kernel_schedules(k, (4, 4), None), values)
+        assert layer["energy_pj"] == pytest.approx(want.energy_pj["total"], rel=1e-12)
+        assert layer["counts"] == {c: want.counts[c] for c in CLASSES}
+        assert layer["latency_cycles"] == latency
+        assert f"energy {want.energy_pj['total']:,.1f} pJ, latency {latency:,} cycles" \
+            in text.output
+        sim = simulate(k, (4, 4), None, values)
+        assert k.reference is not None and all(sim.checks.values()), sim.violations
+        assert {c: sim.counts[c] for c in CLASSES} == layer["counts"]
+        assert sim.energy_pj(default_table())["total"] == pytest.approx(layer["energy_pj"],
+                                                                       rel=1e-9)
+        assert sim.makespan == layer["latency_cycles"]
+
+
+def test_import_on_a_tcpa_refuses_a_bad_array(mlp_file):
+    r = runner.invoke(app, ["import", f"{mlp_file}:MLP", "-i", "4x16", "--target", "tcpa",
+                            "--array", "4xq"])
+    assert r.exit_code == 2 and "4xq" in r.output, r.output
+    r = runner.invoke(app, ["import", f"{mlp_file}:MLP", "-i", "4x16", "--target", "gpu"])
+    assert r.exit_code == 2 and "--target" in r.output

@@ -1,19 +1,19 @@
-"""Print a model's layers, each recognised workload with its best mapping, for the CLI.
+"""What a model's layers become: a mapper search per layer, or a PRA per layer.
 
-The only module of the front end that prints. ``map_tosa_file`` is the hook behind
-``polyjoule map --tosa FILE``; ``report`` is shared with ``polyjoule import``.
-Exit codes: 0 every layer recognised and mapped, 1 some layer refused or unmappable,
-2 bad input (raised as a :class:`PolyjouleError` for the CLI to print as one line).
+A recognised layer is an einsum :class:`~polyjoule.model.workload.Workload`; the mapper
+searches it on the TinyTPU (:func:`map_model`), and localisation turns the same object into
+a PRA for a processor array (:func:`layer_kernel`). Everything here returns data; the CLI
+(:mod:`polyjoule.cli.tosa`) prints it and chooses the exit code.
 """
 
 from __future__ import annotations
 
-import json as _json
 from dataclasses import dataclass
 from typing import Any
 
 from polyjoule.errors import PolyjouleError
 from polyjoule.frontends.tosa.builder import Layer, Model
+from polyjoule.model.pra import Kernel
 
 TARGET = "tinytpu-isa"
 
@@ -92,51 +92,11 @@ def as_json(model: Model, maps: list[LayerMapping], top: int, source: str) -> di
     return {"source": source, "function": model.function, "target": TARGET, "layers": layers}
 
 
-def lines(model: Model, maps: list[LayerMapping], top: int, source: str) -> list[str]:
-    """The human report, one block per layer."""
-    n_ok = sum(lm.ok for lm in maps)
-    out = [f"{source} @{model.function}: {len(maps)} layer(s), {n_ok} mapped on {TARGET}"]
-    for lm in maps:
-        layer, rec = lm.layer, lm.layer.recognized
-        head = f"layer {layer.index} ({layer.anchor}; {' '.join(layer.ops)})"
-        if rec is None:
-            out.append(f"{head}: refused, {layer.cause}")
-            continue
-        wl = rec.workload
-        reg = registered_name(wl)
-        ops = ", ".join(f"{t.name}({','.join(t.ranks)})={rec.sources[t.name]}"
-                        for t in wl.operands)
-        out.append(f"{head}: {wl.name} {rec.shape_text}"
-                   f"{' [registered]' if reg else ' [not registered]'}")
-        out.append(f"    operands: {ops}; dtypes {', '.join(f'{k}={v}' for k, v in rec.dtypes.items())}")
-        res = lm.result
-        if res is None:
-            out.append(f"    not mapped: {lm.error}")
-            continue
-        out.append(f"    {res.considered} nests, {len(res.candidates)} encodable")
-        if res.best is None:
-            causes = ", ".join(f"{r.cause} {r.first}" for r in res.census.rows())
-            out.append(f"    not mapped: {lm.error} (first causes: {causes})")
-            continue
-        for i, c in enumerate(res.candidates[:top]):
-            mark = "best" if i == 0 else f"#{i + 1}"
-            out.append(f"    {mark:>4} {c.label:<14} cost (makespan {c.priced.cost[0]}, "
-                       f"emits {c.priced.cost[1]})")
-    return out
+def layer_kernel(layer: Layer) -> Kernel:
+    """The PRA of a recognised layer (its workload localised, extents as the ``default``
+    dataset): the same path as an einsum given as text."""
+    from polyjoule.frontends.einsum import einsum_kernel
 
-
-def report(model: Model, source: str, top: int = 1, json: bool = False) -> int:
-    """Map every layer, print the report, return the exit code (0 all mapped, else 1)."""
-    maps = map_model(model)
-    if json:
-        print(_json.dumps(as_json(model, maps, top, source), indent=2))  # noqa: T201
-    else:
-        print("\n".join(lines(model, maps, top, source)))  # noqa: T201
-    return 0 if maps and all(lm.ok for lm in maps) else 1
-
-
-def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
-    """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
-    from polyjoule.frontends.tosa import from_file
-
-    return report(from_file(path), path, top=top, json=json)
+    rec = layer.recognized
+    assert rec is not None, "only recognised layers have a kernel"
+    return einsum_kernel(rec.workload, rec.extents)

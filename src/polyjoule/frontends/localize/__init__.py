@@ -1,0 +1,65 @@
+"""Localisation: an affine loop nest with broadcasts and reductions -> a uniform PRA.
+
+Every front end describes what it reads as a :class:`~polyjoule.model.nest.Nest` (the C
+front end directly, einsum text, registered workloads and TOSA layers through
+:func:`~polyjoule.model.nest.workload_nest`). :func:`localize` turns a sequence of nests
+(phases that communicate through DRAM) into a :class:`~polyjoule.model.pra.Kernel`, as a
+systolic-array designer would (method sheet §2), in five passes, a module each:
+
+1. :mod:`.uniform` refuses what cannot be made uniform, naming the access and the reason:
+   a read of an array the nest also writes at a different index (``lu``,
+   ``floyd-warshall``), reuse along a direction that is not a loop axis (``A[i+j]``), a
+   reduction over coupled loops, a statement around an inner loop that can be empty;
+2. :mod:`.geometry` answers where a value enters or leaves the domain (triangular bounds
+   with isl: "the first point along ``b``" is where ``p - e_b`` leaves the domain);
+3. :mod:`.inputs` reads every value from DRAM once and propagates broadcasts along their
+   loops by transports ``x[i] = x[i - e_b]``;
+4. :mod:`.body` and :mod:`.chains` compute the body and turn an accumulation
+   ``T[f] += E`` over the loops missing from ``f`` into a chain along them; statements
+   before the inner loop initialise it (``C *= beta``, ``tmp = 0``);
+5. :mod:`.outputs` combines finished chains after the inner loop
+   (``y = alpha*tmp + beta*y``) and writes every result to DRAM where it is finished.
+
+Statements are built as PRA objects; :mod:`polyjoule.frontends.pra_dump` writes them as
+YAML for ``polyjoule localize``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from polyjoule.errors import SpecError
+from polyjoule.frontends.localize.body import localize_body
+from polyjoule.frontends.localize.chains import localize_chains
+from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
+from polyjoule.frontends.localize.phase import Phase
+from polyjoule.frontends.localize.uniform import check_nest, check_uniform
+from polyjoule.model.nest import Nest
+from polyjoule.model.pra import PRA, Kernel
+
+
+def localize_phase(nest: Nest, name: str | None = None) -> PRA:
+    """The uniform PRA of one nest."""
+    ph = Phase(nest)
+    check_nest(nest, ph.geo)
+    body = localize_body(ph)
+    localize_chains(ph, body.chains)
+    finals = localize_post(ph, body)
+    emit_outputs(ph, body, finals)
+    return ph.pra(name or nest.name)
+
+
+def localize(nests: Sequence[Nest], name: str, description: str = "",
+             datasets: Mapping[str, Mapping[str, int]] | None = None) -> Kernel:
+    """The kernel of the nests, one phase each, in order."""
+    if not nests:
+        raise SpecError(f"{name}: no loop nest to localise")
+    phases = []
+    for k, nest in enumerate(nests):
+        multi = len(nests) > 1 and nest.name == name
+        phases.append(localize_phase(nest, f"{name}.{k + 1}" if multi else nest.name))
+    sets = {k: dict(v) for k, v in (datasets or {}).items()}
+    return Kernel(name, tuple(phases), description, sets)
+
+
+__all__ = ["check_uniform", "localize", "localize_phase"]

@@ -1,0 +1,101 @@
+"""Pass 5: statements after the inner loop and output emission.
+
+A statement after the inner loops (``y = alpha*tmp + beta*y``) combines finished chains at
+the chain's last point; every value that is not a temporary then leaves for DRAM there.
+"""
+
+from __future__ import annotations
+
+from polyjoule.errors import NotUniformError
+from polyjoule.frontends.localize.body import Body, Key
+from polyjoule.frontends.localize.exprs import has_op, reads_in, render
+from polyjoule.frontends.localize.inputs import point_input
+from polyjoule.frontends.localize.phase import Phase
+from polyjoule.model.affine import Constraint
+from polyjoule.model.nest import Stmt
+
+
+def _post_place(ph: Phase, s: Stmt) -> tuple[Constraint, ...]:
+    """The single face where the loops inside a post statement end."""
+    tdims = [x.terms[0][0] for x in s.target.index]
+    if sorted(tdims) != sorted(ph.dims[:s.depth]):
+        raise NotUniformError(f"{s.where}: {s.target} after the inner loop must be indexed "
+                              f"by the enclosing loops")
+    pieces = ph.geo.combos(ph.dims[s.depth:], "last")
+    if len(pieces) != 1:
+        raise NotUniformError(f"{s.where}: the inner loops end on {len(pieces)} different "
+                              f"faces; a statement after them has no single place")
+    return tuple(pieces[0])
+
+
+def _post_operands(ph: Phase, s: Stmt, body: Body, finals: dict[Key, str],
+                   when: tuple[Constraint, ...]) -> dict[int, str]:
+    """The variable of every read of a post statement: a finished value or a DRAM read."""
+    inner = set(ph.dims[s.depth:])
+    names: dict[int, str] = {}
+    for k in reads_in(s.expr):
+        ra = s.reads[k]
+        if ra.key in finals:
+            names[k] = finals[ra.key]
+        elif ra.key in body.chains:
+            if not set(body.chains[ra.key].dims) <= inner:
+                raise NotUniformError(f"{ra.where}: {ra} is not finished at this point")
+            names[k] = body.chains[ra.key].var
+        elif ra.key in body.pointwise:
+            names[k] = body.pointwise[ra.key]
+        elif any(t.target.tensor == ra.tensor for t in ph.nest.stmts):
+            raise NotUniformError(f"{ra.where}: {ra} is not a finished value at this point")
+        else:
+            names[k] = point_input(ph, ra, when)
+    return names
+
+
+def _post_text(ph: Phase, s: Stmt, body: Body, finals: dict[Key, str],
+               names: dict[int, str]) -> str:
+    if s.op == "=":
+        return render(s.expr, names)
+    chain = body.chains.get(s.target.key)
+    if chain is None:
+        raise NotUniformError(f"{s.where}: {s.op} on {s.target} after the inner loop")
+    if not set(chain.dims) <= set(ph.dims[s.depth:]):
+        raise NotUniformError(f"{s.where}: {s.target} is not finished at this point")
+    base = finals.get(s.target.key, chain.var)
+    rhs = render(s.expr, names)
+    return f"{base} {s.op[0]} ({rhs})" if has_op(s.expr) else f"{base} {s.op[0]} {rhs}"
+
+
+def localize_post(ph: Phase, body: Body) -> dict[Key, str]:
+    """Emit the statements after the inner loops; return the final variable per target."""
+    finals: dict[Key, str] = {}
+    for s in (t for t in ph.nest.stmts if t.position == "post"):
+        when = _post_place(ph, s)
+        names = _post_operands(ph, s, body, finals, when)
+        text = _post_text(ph, s, body, finals, names)
+        var = ph.fresh(s.target.tensor + "_out")
+        ph.compute(var, text, when)
+        finals[s.target.key] = var
+    return finals
+
+
+def emit_outputs(ph: Phase, body: Body, finals: dict[Key, str]) -> None:
+    """Every finished value that is not a temporary leaves for DRAM where it is finished."""
+    post = [t for t in ph.nest.stmts if t.position == "post"]
+    temporaries = ph.nest.temporaries
+    for key, var in finals.items():
+        s = next(t for t in reversed(post) if t.target.key == key)
+        if s.target.tensor not in temporaries:
+            ph.tensor(s.target, "output")
+            ph.output(var, s.target, ph.geo.combos(ph.dims[s.depth:], "last")[0])
+    post_targets = {s.target.key for s in post}
+    for key, ch in body.chains.items():
+        s = ch.stmt
+        if key in post_targets or s.target.tensor in temporaries:
+            continue
+        ph.tensor(s.target, "output")
+        for piece in ph.geo.combos(ch.dims, "last"):
+            ph.output(ch.var, s.target, piece)
+    for key, var in body.pointwise.items():
+        s = next(t for t in ph.nest.stmts if t.position == "body" and t.target.key == key)
+        if s.target.tensor not in temporaries:
+            ph.tensor(s.target, "output")
+            ph.output(var, s.target)
