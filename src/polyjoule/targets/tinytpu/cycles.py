@@ -5,7 +5,7 @@ sequencer fetching one instruction (data or loop/endloop) every ``SEQ_II`` = 5
 cycles and dispatching copies, upstream first, into per-unit control FIFOs of
 depth ``QD`` (a full FIFO stalls it); every unit in order, running concurrently
 with the others; dma_ld's operand burst before its first row (only the longer of
-the A and B bursts is charged, see :class:`Timing`); row streams between units at
+the A and B bursts is charged, see :class:`CycleTiming`); row streams between units at
 one word per cycle with FIFO slack ``QD`` (dma_ld -> spm/vru, spm -> vru,
 vru -> array -> accu, accu -> dma_st); the weight path (T+1 words per mm down
 ``wcol``, shadow register FIFO ``wq`` of depth 4); accu at one iteration per row
@@ -31,7 +31,7 @@ DMA_LD_HEADER_WORDS = 2  # the sequencer sends dma_ld imem[1] and imem[7] (sheet
 
 
 @dataclass(frozen=True)
-class Timing:
+class CycleTiming:
     """Timing constants. Documented ones are facts; the rest are calibrated (see docs).
 
     - ``seq_ii`` (documented): sequencer fetch loop II = 5 cycles.
@@ -63,11 +63,11 @@ class Timing:
     dst_row: float = 2.8
 
 
-CALIBRATED = Timing()
+CALIBRATED = CycleTiming()
 
 
 @dataclass
-class Result:
+class CycleResult:
     """Cycle estimate with the per-unit busy work and where the time went."""
 
     cycles: int
@@ -118,7 +118,7 @@ def _stream(p0: float, c0: float, n: int, q: int, lat: float = 1.0) -> tuple[flo
 
 
 def simulate(program: Sequence[Instr], cfg: Config = DEFAULT,
-             timing: Timing = CALIBRATED) -> Result:
+             timing: CycleTiming = CALIBRATED) -> CycleResult:
     """Run the event model over the program's fetch order (the program must be legal)."""
     tm = timing
     QD, T = cfg.QD, cfg.T
@@ -212,7 +212,7 @@ def simulate(program: Sequence[Instr], cfg: Config = DEFAULT,
             busy["accu"] += nr
             busy["dma_st"] += nr * tm.dst_row
     done = max(max(free.values()), seq)
-    return Result(cycles=round(done), prefetch=prefetch, burst=burst, unit_busy=busy,
+    return CycleResult(cycles=round(done), prefetch=prefetch, burst=burst, unit_busy=busy,
                   unit_done={u: free[u] for u in units},
                   sequencer_fetches=len(trace), sequencer_stall=stall)
 
@@ -252,7 +252,7 @@ class Comparison:
 
 
 def compare(measurements: Sequence[Measurement] = ALL,
-            timing: Timing = CALIBRATED) -> list[Comparison]:
+            timing: CycleTiming = CALIBRATED) -> list[Comparison]:
     """Run the model on the shipped GEMM of every measured build and shape."""
     out = []
     for m in measurements:
