@@ -129,7 +129,7 @@ def problem_set(target: Target) -> Any:
 # --- the registry
 
 _REGISTRY: dict[str, Target] = {}
-_loaded = False
+_loaded: set[str] = set()  # which provider sources have been imported
 
 
 def register(target: Target) -> Target:
@@ -140,38 +140,48 @@ def register(target: Target) -> Target:
     return target
 
 
+def _catalogue() -> tuple[str, ...]:
+    return tuple(getattr(importlib.import_module(CATALOGUE), "PROVIDERS", ()))
+
+
+def _entry_points() -> tuple[str, ...]:
+    return tuple(ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINTS))
+
+
 def providers() -> tuple[str, ...]:
     """Modules that register targets: the catalogue's list, then entry points."""
-    listed = tuple(getattr(importlib.import_module(CATALOGUE), "PROVIDERS", ()))
-    found = tuple(ep.value for ep in entry_points(group=ENTRY_POINTS))
-    return tuple(dict.fromkeys(listed + found))
+    return tuple(dict.fromkeys(_catalogue() + _entry_points()))
 
 
-def _load_providers() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for mod in providers():
-            importlib.import_module(mod.split(":")[0])
+def _load(source: str) -> None:
+    """Import the providers of ``source`` once. Entry points are scanned only when a
+    name is not in the catalogue or every name is asked for (the scan costs ~0.1 s)."""
+    if source not in _loaded:
+        _loaded.add(source)
+        for mod in _catalogue() if source == "catalogue" else _entry_points():
+            importlib.import_module(mod)
 
 
 def names() -> list[str]:
     """Registered target names, sorted."""
-    _load_providers()
+    _load("catalogue")
+    _load("entry points")
     return sorted(_REGISTRY)
 
 
 def default_name() -> str:
     """The catalogue's default target (``polyjoule.targets.DEFAULT``), else the first
     registered one."""
-    _load_providers()
+    _load("catalogue")
     name = getattr(importlib.import_module(CATALOGUE), "DEFAULT", None)
     return name or next(iter(_REGISTRY), "")
 
 
 def get(name: str) -> Target:
     """The registered target ``name``; :class:`UnknownNameError` lists the known ones."""
-    _load_providers()
+    _load("catalogue")
+    if name not in _REGISTRY:
+        _load("entry points")
     try:
         return _REGISTRY[name]
     except KeyError:

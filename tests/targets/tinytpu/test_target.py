@@ -2,10 +2,10 @@
 
 import pytest
 
+from polyjoule.errors import Kind, Refused
 from polyjoule.library.workloads import get
 from polyjoule.model.workload import Tensor, Workload
 from polyjoule.search import target
-from polyjoule.errors import Kind, Refused
 from polyjoule.search.nest import INTRINSIC, MapLoop
 from polyjoule.search.search import Problem, search
 from polyjoule.targets.tinytpu.act_machine import machine, steps_of
