@@ -39,8 +39,8 @@ from polyjoule.search.nest import (
 )
 from polyjoule.targets.tinytpu import act_machine, fit, refmodel
 from polyjoule.targets.tinytpu.assembler import assemble, check_program, expand
-from polyjoule.targets.tinytpu.isa import Instr, Op, Term
-from polyjoule.targets.tinytpu.nestgen import NestGen
+from polyjoule.targets.tinytpu.emit import emit
+from polyjoule.targets.tinytpu.isa import Instr
 from polyjoule.targets.tinytpu.params import ABI, Config
 from polyjoule.targets.tinytpu.programs import gemm_program
 
@@ -368,104 +368,6 @@ def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) 
 def _stream(program: Sequence[Instr], cfg: Config) -> list[tuple[int, ...]]:
     """The dynamic issues as (op, nr, f0..f3), without pcs or ivs."""
     return [(int(x.op), x.nr, *x.f) for x in expand(list(program), cfg)]
-
-
-def emit(workload: Workload, extents: Mapping[str, int], roles: Roles, emitted: MapNest,
-         rows: int, pl: Placement, cfg: Config) -> list[Instr]:
-    """The program of a structurally accepted nest (sheet §7, emission rules).
-
-    The reduce loop splits the emitted loops into ``above`` and ``below`` (empty unless
-    acc-position was relieved). k=0 is peeled (``acc`` has no predicate): per term, one
-    overwriting pass over the ``below`` tiles, then ``Rt-1`` accumulating passes; then
-    one output pass. Activations are (re)staged right after the innermost row loop.
-    """
-    T, st = cfg.T, cfg.MAXDIM
-    row, red, col = roles.row, roles.reduce, roles.column
-    at = [i for i, lp in enumerate(emitted) if lp.rank == red]
-    if len(at) > 1:
-        raise NestError(f"{red} split over {len(at)} loops: no emission rule for a split "
-                        "accumulation")
-    if at:
-        above, rt, below = emitted[:at[0]], emitted[at[0]].factor, emitted[at[0] + 1:]
-    else:
-        above, rt, below = emitted, 1, ()
-    tiles = 1
-    for lp in below:
-        tiles *= lp.factor if lp.rank in (row, col) else 1
-    if rows * tiles > st:
-        raise NestError(f"{tiles} accumulator tiles of {rows} rows exceed one ar region "
-                        f"({st} rows)", "capacity")
-    row_at = [i for i, lp in enumerate(emitted) if lp.rank == row]
-    last_row = row_at[-1] if row_at else None
-    below_at = len(emitted) - len(below)
-    g = NestGen(cfg)
-
-    def stage_weights() -> None:
-        for _act, wgt in workload.contractions:
-            r0, cb, sp = pl.wgts[wgt]
-            lv = g.open(extents[col] // T)
-            g.emit(Op.DMA_LD, (1, r0, cb, sp), extents[red],
-                   [Term(2, lv, 1), Term(3, lv, st)])
-            g.close()
-
-    def stage_activations() -> None:
-        for act, _wgt in workload.contractions:
-            r0, cb, vr = pl.acts[act]
-            rterms = g.terms(1, row, rows)
-            lv = g.open(extents[red] // T)
-            g.emit(Op.DMA_LD, (2, r0, cb, vr), rows,
-                   [*rterms, Term(2, lv, 1), Term(3, lv, st)])
-            g.close()
-
-    def band(loops: MapNest, at: int | None) -> int:
-        """Open ``loops`` (``emitted[at:]``); stage activations after the innermost row
-        loop when ``at`` is given; return how many were opened."""
-        for j, lp in enumerate(loops):
-            g.open(lp.factor, lp.rank)
-            if at is not None and at + j == last_row:
-                stage_activations()
-        return len(loops)
-
-    def close(n: int) -> None:
-        for _ in range(n):
-            g.close()
-
-    if last_row is None:
-        stage_activations()
-    stage_weights()
-    band(above, 0)
-    base = g.depth
-    for i, (act, wgt) in enumerate(workload.contractions):
-        vr, sp, ar = pl.acts[act][2], pl.wgts[wgt][2], pl.ar[i]
-        n = band(below, below_at)
-        g.emit(Op.MM, (vr, ar, 0, sp), rows,
-               [*g.tile_terms(1, (row, col), rows, base), *g.terms(3, col, st)])
-        close(n)
-        if rt > 1:
-            kl = g.open(rt - 1)
-            n = band(below, below_at)
-            g.emit(Op.MM, (vr + st, ar, 1, sp + T), rows,
-                   [Term(0, kl, st), *g.tile_terms(1, (row, col), rows, base),
-                    *g.terms(3, col, st), Term(3, kl, T)])
-            close(n)
-            g.close()
-    n = band(below, None)
-    res = pl.ar[0]
-    for i in range(1, len(workload.contractions)):
-        g.emit(Op.VADD, (res, res, pl.ar[i], 0), rows,
-               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base),
-                *g.tile_terms(2, (row, col), rows, base)])
-    for op in workload.epilogue:
-        if op != "relu":
-            raise NestError(f"epilogue {op!r} has no TinyTPU-isa instruction")
-        g.emit(Op.VRELU, (res, res, 0, 0), rows,
-               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base)])
-    g.emit(Op.MVOUT, (res, 0, 0, 0), rows,
-           [*g.tile_terms(0, (row, col), rows, base), *g.terms(1, row, rows),
-            *g.terms(2, col, 1)])
-    close(n)
-    close(len(above))
-    return g.done()
 
 
 def _register() -> TinyTPUTarget:
