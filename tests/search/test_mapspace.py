@@ -57,11 +57,18 @@ def test_mapspace_slots_grow_it():
 
 def test_partial_factorings_cover_with_the_outermost_ceiled():
     got = mapspace.partial_factorings(5, 2)
-    assert got == ((5, 1), (3, 2), (2, 3), (2, 4), (1, 5))
+    assert got == ((5, 1), (3, 2), (2, 3), (1, 5))  # 2 trips of 4 is looser than of 3
     assert set(mapspace.factorings(6, 2)) <= set(mapspace.partial_factorings(6, 2))
     for fs in mapspace.partial_factorings(10, 3):  # covers, no whole trip past it
         inner = prod(fs[1:])
         assert fs[0] == ceil(10 / inner) and prod(fs) >= 10
+        assert ceil(10 / (inner - 1)) != fs[0] if inner > 1 else True  # tightest inner
+    # huge extents: O(sqrt n) outer trip counts, not n
+    n = 10 ** 8
+    t = time.process_time()
+    outer = mapspace.partial_factorings(n, 2)
+    assert len(outer) <= 2 * 10 ** 4 + 1 and (n, 1) in outer and (1, n) in outer
+    assert time.process_time() - t < 5
 
 
 def test_partial_mapspace_tiles_what_exact_cannot():

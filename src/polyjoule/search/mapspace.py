@@ -69,12 +69,24 @@ def factorings(n: int, slots: int) -> tuple[tuple[int, ...], ...]:
 
 @cache
 def partial_factorings(n: int, slots: int) -> tuple[tuple[int, ...], ...]:
-    """Ordered ``slots``-tuples covering ``n``: any exact factoring of an inner product
-    ``P <= n``, under an outermost factor ``ceil(n / P)`` (the exact ones included)."""
+    """Ordered ``slots``-tuples covering ``n``: an outermost factor ``f = ceil(n / P)`` over
+    every exact factoring of ``P``, the smallest inner product with that ``f`` (the
+    tightest tile for ``f`` trips; the exact factorings are among them)."""
     if slots <= 1:
         return ((n,),)
-    return tuple((-(-n // p), *inner) for p in range(1, n + 1)
+    return tuple((-(-n // p), *inner) for p in _tight_inner(n)
                  for inner in factorings(p, slots - 1))
+
+
+def _tight_inner(n: int) -> Iterator[int]:
+    """Ascending ``P``, each the smallest with its ``ceil(n / P)``: O(sqrt n) of them."""
+    p = 1
+    while p <= n:
+        f = -(-n // p)
+        yield p
+        if f == 1:
+            return
+        p = (n - 1) // (f - 1) + 1
 
 
 def residual(extents: Mapping[str, int], tile: Mapping[str, int],
