@@ -94,19 +94,17 @@ def test_relieve_returns_verified_nests(tgt):
 
 def test_gate():
     from polyjoule.search import gate
-    from polyjoule.targets.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
 
-    problems = [Problem(get(w), dict(zip("MKN", s, strict=True))) for w, s in GATE_PROBLEMS]
-    res = gate.run(problems, target.get("tinytpu-isa"), published=PUBLISHED_BEST)
+    tgt = target.get("tinytpu-isa")
+    res = gate.run_set(target.problem_set(tgt), tgt)
     assert len(res.rows) == 12 and res.ok, [f for r in res.rows for f in r.failures]
     assert res.verdict() == ("MAPPER GATE OK: 12/12 problems, every encodable mapping "
                              "verified")
-    best = {r.problem.title: r.result.best.makespan for r in res.rows}
+    best = {r.problem.title: r.result.best.cost.makespan for r in res.rows}
     assert [best[t] for t in ("gemm 4x4x4", "gemm 8x8x8", "gemm 12x12x12", "gemm 16x16x8",
                               "gemm 16x16x16", "gemm.relu 16x16x16")] == [
         40, 115, 227, 261, 453, 517]
     # the pick at every published shape is a program whose cosim was measured
-    tgt = target.get("tinytpu-isa")
     for r in res.rows:
         p, b = r.problem, r.result.best
         if r.published is not None:

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from polyjoule.errors import PolyjouleError
-
-
-class MachineError(PolyjouleError):
-    """An issue names an opcode the machine does not declare."""
+from polyjoule.errors import MachineError
 
 
 class Region(NamedTuple):
@@ -37,7 +33,7 @@ class Space:
     rows: int
 
 
-Fields = Mapping[str, int]  # resolved fields of one issue: nr, f0, f1, f2, f3
+Fields = Mapping[str, int]  # resolved fields of one issue, named as the target names them
 RegionFn = Callable[[Fields], "Region | Iterable[Region] | None"]
 
 
@@ -87,7 +83,8 @@ def _regions(fns: Iterable[RegionFn], fields: Fields) -> tuple[Region, ...]:
 
 @dataclass(frozen=True)
 class Machine:
-    """Spaces, opcodes, and a per-issue load every issue pays (e.g. the sequencer's II)."""
+    """Spaces, opcodes, and a per-issue load every issue pays (e.g. a fetch unit's
+    initiation interval)."""
 
     name: str
     spaces: tuple[Space, ...]
@@ -120,7 +117,3 @@ class Machine:
         """A fetch with no data effect (loop, endloop): only the per-issue load."""
         return Step(index, name, self.issue_load, control=True)
 
-
-def fields_of(issue: Any) -> dict[str, int]:
-    """Resolved fields of an issue-like object with ``nr`` and ``f0..f3`` attributes."""
-    return {"nr": issue.nr, "f0": issue.f0, "f1": issue.f1, "f2": issue.f2, "f3": issue.f3}

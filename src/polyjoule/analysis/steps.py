@@ -13,16 +13,12 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from polyjoule.analysis.machine import Step
-from polyjoule.errors import PolyjouleError
-
-
-class StepError(PolyjouleError):
-    """Steps with repeated indices (not a program order)."""
+from polyjoule.errors import StepError
 
 
 @dataclass(frozen=True)
-class Schedule:
-    """Begin/finish per step, total work per unit, makespan."""
+class Timeline:
+    """Begin/finish per step, total work per unit, makespan (of one in-order run)."""
 
     steps: tuple[Step, ...]
     begin: tuple[int, ...]
@@ -55,7 +51,7 @@ class Schedule:
         return path[::-1]
 
 
-def run(steps: Sequence[Step]) -> Schedule:
+def run(steps: Sequence[Step]) -> Timeline:
     """Schedule ``steps`` in order (exactly the ACT scheduler).
 
     A step is ready when every earlier conflicting step has finished. Instead of
@@ -104,4 +100,4 @@ def run(steps: Sequence[Step]) -> Schedule:
                 for row in range(r.start, r.start + r.length):
                     if rows.get(row, none) < mark:
                         rows[row] = mark
-    return Schedule(tuple(steps), tuple(begin), tuple(finish), load, tuple(blame))
+    return Timeline(tuple(steps), tuple(begin), tuple(finish), load, tuple(blame))

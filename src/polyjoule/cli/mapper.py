@@ -16,9 +16,8 @@ from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
 from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
 
 EVIDENCE = ("evidence: encodable = passes the checker and the reference model agrees with "
-            "numpy; modelled = encodable and priced in cycles by the machine model (a "
-            "ranking device); measured = the exact program has published cosim cycles "
-            "(QD=8-era row, the fit's calibration)")
+            "numpy; modelled = encodable and priced by the target's cost model (a ranking "
+            "device); measured = the exact program has published measured cycles")
 
 
 def _console() -> Console:
@@ -64,28 +63,29 @@ def order(nest: Any) -> str:
     return label(nest)
 
 
-def _evidence(target: Any, problem: Any, cand: Any, verified: bool | None) -> str:
+def _evidence(target: Any, cycles: int | None, verified: bool | None) -> str:
     if verified is False:
         return "WRONG"
-    cyc = target.measured(problem.workload, problem.extents, cand.program)
-    if cyc:
-        return f"measured ({cyc} cyc, QD=8)"
+    if cycles:
+        basis = getattr(target, "measured_basis", "")
+        return f"measured ({cycles} cyc{', ' + basis if basis else ''})"
     return "modelled" if verified else "modelled, unverified"
 
 
 def _candidates(target: Any, res: Any, top: int, verify: bool) -> list[dict[str, Any]]:
+    from polyjoule.search import target as targets
+
     p = res.problem
     out = []
     for c in res.candidates[:top]:
         ok = target.verify(p.workload, p.extents, c.program) if verify else None
-        rep = target.report(c.program)
-        unit, load = c.priced.schedule.bottleneck
+        cycles = targets.measured(target, p.workload, p.extents, c.program)
+        tl = c.priced.timeline
+        unit, load = tl.bottleneck if tl is not None else ("-", 0)
         out.append({
-            "mapping": c.label, "nest": order(c.nest), **rep,
-            "makespan": c.priced.cost[0], "emits": c.priced.cost[1],
-            "bottleneck": unit, "bottleneck_load": load, "verified": ok,
-            "evidence": _evidence(target, p, c, ok),
-            "measured_cycles": target.measured(p.workload, p.extents, c.program),
+            "mapping": c.label, "nest": order(c.nest), **targets.report(target, c.program),
+            **c.cost.asdict(), "bottleneck": unit, "bottleneck_load": load, "verified": ok,
+            "evidence": _evidence(target, cycles, ok), "measured_cycles": cycles,
         })
     return out
 
@@ -95,13 +95,10 @@ def _census_rows(res: Any) -> list[dict[str, Any]]:
              "example": r.example, "detail": r.detail} for r in res.census.rows()]
 
 
-def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any]],
-                  independent: Mapping[str, int] | None, relief: Any) -> None:
-    from polyjoule.targets.tinytpu import fit
+def _print_census(con: Console, target: Any, res: Any,
+                  independent: Mapping[str, int] | None) -> None:
+    from polyjoule.search import target as targets
 
-    title = f"{res.problem.title} on {target.describe()}"
-    con.print(f"[bold]{title}[/]: {res.considered} nests, {len(res.candidates)} encodable"
-              + (f" (relieved: {', '.join(sorted(res.relieved))})" if res.relieved else ""))
     if res.census.total:
         t = Table(title="refusals (first cause; every cause)", title_justify="left")
         for col in ("first", "every", "kind", "cause", "example nest", "detail"):
@@ -119,48 +116,67 @@ def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any
         t.add_column("kind")
         t.add_column("cause")
         for cause, n in sorted(independent.items(), key=lambda kv: (-kv[1], kv[0])):
-            t.add_row(str(n), str(target.kind(cause)), cause)
+            t.add_row(str(n), str(targets.kind(target, cause)), cause)
         con.print(t)
+
+
+def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
+    names = res.best.cost.names
+    t = Table(title=f"top {len(cands)} of {len(res.candidates)} candidates by "
+              f"({', '.join(names)})", title_justify="left")
+    shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
+    for col in ("mapping", *shown, *names, "bottleneck", "evidence"):
+        t.add_column(col, justify="left" if col in ("mapping", "bottleneck", "evidence")
+                     else "right")
+    for c in cands:
+        t.add_row(c["mapping"], *(str(c.get(k, "")) for k in shown),
+                  *(str(c[n]) for n in names),
+                  f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"])
+    con.print(t)
+
+
+def _print_choice(con: Console, target: Any, res: Any) -> None:
+    from polyjoule.search import target as targets
+
+    best = res.best
+    con.print(f"chosen: [bold]{best.label}[/]  cost {best.cost}"
+              + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else ""))
+    m, ru = res.margin(), res.runner_up
+    if ru is None:
+        con.print("margin: no runner-up (the only encodable nest)")
+    elif m is None:
+        con.print(f"margin: runner-up {ru.label} {ru.cost}; {target.name} has no error bar")
+    else:
+        con.print(
+            f"margin: runner-up {ru.label} {ru.cost} is {m.ratio:.2f}x the best "
+            f"{best.cost.names[0]}; {m.basis} that is {m.gap:.0f} {m.unit}, "
+            + ("beyond the error bar." if m.exceeds_error_bar else
+               "within the error bar: the ranking is not established."))
+    for line in targets.notes(target):
+        con.print(line)
+    con.print(EVIDENCE)
+
+
+def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any]],
+                  independent: Mapping[str, int] | None, relief: Any) -> None:
+    from polyjoule.search import target as targets
+
+    title = f"{res.problem.title} on {targets.describe(target)}"
+    con.print(f"[bold]{title}[/]: {res.considered} nests, {len(res.candidates)} encodable"
+              + (f" (relieved: {', '.join(sorted(res.relieved))})" if res.relieved else ""))
+    _print_census(con, target, res, independent)
     if relief is not None:
         named = relief.base.census.any_counts[relief.cause]
         con.print(f"relieve {relief.cause}: it refused {named} nests, {len(relief.alone)} of "
                   f"them alone; {len(relief.returned)} returned encodable; what binds the "
                   f"{named} next: "
                   + (", ".join(f"{c} {n}" for c, n in relief.rebound.most_common()) or "-"))
-    if not cands:
-        return
-    t = Table(title=f"top {len(cands)} of {len(res.candidates)} candidates by (makespan, "
-              "emits)", title_justify="left")
-    for col in ("mapping", "rows", "static", "words", "emits", "makespan", "bottleneck",
-                "evidence"):
-        t.add_column(col, justify="left" if col in ("mapping", "bottleneck", "evidence")
-                     else "right")
-    for c in cands:
-        t.add_row(c["mapping"], str(c.get("rows", "")), str(c.get("static", "")),
-                  str(c.get("words", "")), str(c["emits"]), str(c["makespan"]),
-                  f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"])
-    con.print(t)
-    best = res.best
-    con.print(f"chosen: [bold]{best.label}[/]  cost {best.priced.cost}"
-              + ("  (no emitted loops: one mm tile)" if best.label == "-" else ""))
-    m = res.margin()
-    if m is None:
-        con.print("margin: no runner-up (the only encodable nest)")
-    else:
-        ru = res.runner_up
-        con.print(
-            f"margin: runner-up {ru.label} {ru.priced.cost} is {m.ratio:.2f}x the best "
-            f"makespan; by the fit cosim ~ {fit.INTERCEPT:.0f} + {fit.SLOPE}*makespan "
-            f"({fit.POINTS} points, worst residual {fit.WORST_RESIDUAL}) that is "
-            f"{m.cycles:.0f} cycles, "
-            + ("beyond the error bar." if m.exceeds_error_bar else
-               "within the error bar: the ranking is not established."))
-    con.print("caveat: the model under-predicts RTL by ~30% and only one same-shape pair "
-              "checks its ordering (4x4x4: model 1.25x, cosim 1.02x, same order).")
-    con.print(EVIDENCE)
+    if cands:
+        _print_ranking(con, res, cands)
+        _print_choice(con, target, res)
 
 
-def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: int,
+def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, slots: int,
                 census: bool, relieve: str | None, as_json: bool, verify: bool) -> None:
     from polyjoule.library import workloads as registry
     from polyjoule.search import census as census_mod
@@ -168,7 +184,7 @@ def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: in
     from polyjoule.search.search import Problem, search
 
     wl = registry.get(workload)
-    tgt = targets.get(target_name)
+    tgt = targets.get(target_name or targets.default_name())
     if slots < 1:
         raise SpecError(f"--slots: {slots} < 1")
     if top < 0:
@@ -177,7 +193,7 @@ def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: in
     res = search(problem, tgt, slots)
     relief = None
     if relieve is not None:
-        allowed = getattr(tgt, "relievable", ())
+        allowed = targets.relievable(tgt)
         if relieve not in allowed:
             raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {tgt.name} "
                                    f"can relieve ({', '.join(allowed) or 'none'})")
@@ -190,11 +206,13 @@ def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: in
             "problem": problem.title, "target": tgt.name, "nests": res.considered,
             "encodable": len(res.candidates), "census": _census_rows(res),
             "candidates": cands,
+            "objectives": list(tgt.objectives),
             "chosen": None if res.best is None else {"mapping": res.best.label,
-                                                      "cost": list(res.best.priced.cost)},
+                                                      "cost": list(res.best.cost)},
         }
-        if res.margin() is not None:
-            doc["margin"] = res.margin()._asdict()  # type: ignore[union-attr]
+        m = res.margin()
+        if m is not None:
+            doc["margin"] = m._asdict()
         if indep is not None:
             doc["independent"] = dict(indep)
         if relief is not None:
@@ -207,42 +225,42 @@ def _search_cmd(workload: str, shape: str, target_name: str, top: int, slots: in
         raise InfeasibleMapping(f"{problem.title}: every nest was refused")
 
 
-def _gate_cmd(target_name: str, as_json: bool) -> None:
-    from polyjoule.library import workloads as registry
+def _gate_cmd(target_name: str | None, as_json: bool) -> None:
     from polyjoule.search import gate
     from polyjoule.search import target as targets
-    from polyjoule.search.search import Problem
-    from polyjoule.targets.tinytpu.target import GATE_PROBLEMS, PUBLISHED_BEST
 
-    tgt = targets.get(target_name)
-    problems = [Problem(w, dict(zip(w.ranks, s, strict=True)))
-                for w, s in ((registry.get(n), s) for n, s in GATE_PROBLEMS)]
-    result = gate.run(problems, tgt, published=PUBLISHED_BEST)
+    tgt = targets.get(target_name or targets.default_name())
+    result = gate.run_set(targets.problem_set(tgt), tgt)
     if as_json:
         typer.echo(json.dumps({"ok": result.ok, "passed": result.passed, "rows": [
             {"problem": r.problem.title, "nests": r.result.considered,
              "encodable": len(r.result.candidates), "verified": r.verified,
              "best": r.result.best.label if r.result.best else None,
-             "cost": list(r.result.best.priced.cost) if r.result.best else None,
+             "cost": list(r.result.best.cost) if r.result.best else None,
              "published": r.published, "failures": r.failures} for r in result.rows],
             "verdict": result.verdict()}, indent=2))
     else:
-        con = _console()
-        t = Table(title=f"gate on {tgt.describe()}", title_justify="left")
-        for col in ("problem", "nests", "encodable", "verified", "best", "cost", "published"):
-            t.add_column(col, justify="left" if col in ("problem", "best") else "right")
-        for r in result.rows:
-            b = r.result.best
-            t.add_row(r.problem.title, str(r.result.considered), str(len(r.result.candidates)),
-                      str(r.verified), b.label if b else "-", str(b.priced.cost) if b else "-",
-                      str(r.published) if r.published is not None else "-")
-        con.print(t)
-        for r in result.rows:
-            for f in r.failures:
-                typer.echo(f"FAIL {f}")
-        typer.echo(result.verdict())
+        _print_gate(tgt, result)
     if not result.ok:
         raise ValidationMismatch(result.verdict())
+
+
+def _print_gate(tgt: Any, result: Any) -> None:
+    from polyjoule.search import target as targets
+
+    t = Table(title=f"gate on {targets.describe(tgt)}", title_justify="left")
+    for col in ("problem", "nests", "encodable", "verified", "best", "cost", "published"):
+        t.add_column(col, justify="left" if col in ("problem", "best") else "right")
+    for r in result.rows:
+        b = r.result.best
+        t.add_row(r.problem.title, str(r.result.considered), str(len(r.result.candidates)),
+                  str(r.verified), b.label if b else "-", str(b.cost) if b else "-",
+                  str(r.published) if r.published is not None else "-")
+    _console().print(t)
+    for r in result.rows:
+        for f in r.failures:
+            typer.echo(f"FAIL {f}")
+    typer.echo(result.verdict())
 
 
 def _list_cmd(as_json: bool) -> None:
@@ -265,7 +283,7 @@ def _list_cmd(as_json: bool) -> None:
                   ",".join(w.epilogue) or "-")
     con = _console()
     con.print(t)
-    con.print("targets: " + ", ".join(targets.get(n).describe() for n in targets.names()))
+    con.print("targets: " + ", ".join(targets.describe(targets.get(n)) for n in targets.names()))
 
 
 @handles_errors
@@ -273,7 +291,8 @@ def map_cmd(
     workload: str | None = typer.Argument(None, help="Registered workload (see --list)."),
     shape: str | None = typer.Argument(None, help="Extents in rank order: 16x16x16, or "
                                        "M=16,K=16,N=16."),
-    target: str = typer.Option("tinytpu-isa", "--target", help="Registered target."),
+    target: str | None = typer.Option(None, "--target", help="Registered target (default: "
+                                      "the catalogue's, see --list)."),
     top: int = typer.Option(8, "--top", help="Candidates to print."),
     slots: int = typer.Option(2, "--slots", help="Outer loops per rank (mapspace size)."),
     census: bool = typer.Option(False, "--census", help="Also the independent census."),
@@ -281,7 +300,8 @@ def map_cmd(
                                        "re-census (e.g. acc-position)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     no_verify: bool = typer.Option(False, "--no-verify", help="Skip the reference model."),
-    gate: bool = typer.Option(False, "--gate", help="Run the 12-problem gate."),
+    gate: bool = typer.Option(False, "--gate", help="Run the gate: the target's published "
+                              "problem set, every encodable mapping verified."),
     list_: bool = typer.Option(False, "--list", help="List workloads and targets."),
     tosa: Path | None = typer.Option(None, "--tosa", help="Map every layer of a TOSA MLIR "
                                      "file (needs the tosa extra)."),

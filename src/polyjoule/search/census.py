@@ -14,8 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from polyjoule.errors import Kind, Refused
 from polyjoule.search import mapspace
-from polyjoule.search.nest import Kind, Nest, Refused, order
+from polyjoule.search import target as targets
+from polyjoule.search.nest import MapNest, order
 
 if TYPE_CHECKING:
     from polyjoule.search.search import Problem, SearchResult
@@ -41,9 +43,9 @@ class Census:
     any_counts: Counter[str] = field(default_factory=Counter)
     examples: dict[str, tuple[str, str]] = field(default_factory=dict)
     kinds: dict[str, Kind] = field(default_factory=dict)
-    refused: dict[Nest, Refused] = field(default_factory=dict)
+    refused: dict[MapNest, Refused] = field(default_factory=dict)
 
-    def add(self, nest: Nest, refusal: Refused) -> None:
+    def add(self, nest: MapNest, refusal: Refused) -> None:
         self.counts[refusal.cause] += 1
         for c in refusal.also:
             self.any_counts[c] += 1
@@ -75,8 +77,8 @@ def independent(problem: Problem, target: Target, slots: int = 2) -> Counter[str
     """Each structural predicate asked of every nest on its own."""
     wl, ext = problem.workload, problem.extents
     out: Counter[str] = Counter()
-    for nest in mapspace.nests(ext, target.intrinsics(wl, ext), slots):
-        for cause in dict.fromkeys(c for c, _ in target.refusals(wl, ext, nest)):
+    for nest in mapspace.nests(ext, target.mapspace(wl, ext), slots):
+        for cause in dict.fromkeys(c for c, _ in targets.refusals(target, wl, ext, nest)):
             out[cause] += 1
     return out
 
@@ -88,11 +90,11 @@ class Relief:
     cause: str
     base: SearchResult
     relieved: SearchResult
-    returned: list[Nest]  # refused before, encodable now
+    returned: list[MapNest]  # refused before, encodable now
     rebound: Counter[str]  # refused before by ``cause``, now refused by this first cause
 
     @property
-    def alone(self) -> list[Nest]:
+    def alone(self) -> list[MapNest]:
         """Nests whose refusal named ``cause`` and nothing else."""
         return [n for n, r in self.base.census.refused.items() if r.also == (self.cause,)]
 

@@ -1,22 +1,62 @@
 """The mapspace: ordered factorings of each rank's residual x permutations of the loops.
 
-Every nest is (permutation of the outer loops) + (the target's intrinsic band). Outer
-loops of factor 1 are dropped; duplicate permutations (``N2>N2``) are yielded once.
+A target supplies the building blocks as a :class:`Mapspace`: its intrinsic tiles (the
+band one instruction performs), in the order it wants them tried, and its tiling rule.
+Every nest is (permutation of the outer loops) + (one intrinsic band). Outer loops of
+factor 1 are dropped; duplicate permutations (``N2>N2``) are yielded once.
+
+Tiling rules: ``exact`` (every tile divides its extent; a tile that does not is
+skipped) or partial (``exact=False``: the last tile of a rank may be cut short, so the
+residual is ``ceil(extent / tile)`` and the outermost loop of a rank runs
+``ceil(residual / inner)`` trips; a nest that leaves a whole trip past the extent is
+never yielded).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from itertools import permutations, product
 
-from polyjoule.search.nest import INTRINSIC, OUTER, Loop, Nest
+from polyjoule.search.nest import INTRINSIC, OUTER, MapLoop, MapNest, check_coverage
+
+
+@dataclass(frozen=True)
+class Mapspace:
+    """What a target offers a workload at a shape: intrinsic tiles and the tiling rule."""
+
+    intrinsics: tuple[Mapping[str, int], ...]
+    exact: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "intrinsics", tuple(self.intrinsics))
 
 
 @cache
 def divisors(n: int) -> tuple[int, ...]:
-    """Divisors of ``n``, ascending."""
-    return tuple(d for d in range(1, n + 1) if n % d == 0)
+    """Divisors of ``n``, ascending (from its factorisation: no trial up to ``n``)."""
+    divs = [1]
+    for p, k in _factorise(n):
+        divs = [d * p ** e for d in divs for e in range(k + 1)]
+    return tuple(sorted(divs))
+
+
+def _factorise(n: int) -> list[tuple[int, int]]:
+    """Prime powers of ``n`` by trial division up to the square root of what is left."""
+    out: list[tuple[int, int]] = []
+    p = 2
+    while p * p <= n:
+        k = 0
+        while n % p == 0:
+            n //= p
+            k += 1
+        if k:
+            out.append((p, k))
+        p += 1 if p == 2 else 2
+    if n > 1:
+        out.append((n, 1))
+    return out
 
 
 @cache
@@ -27,38 +67,70 @@ def factorings(n: int, slots: int) -> tuple[tuple[int, ...], ...]:
     return tuple((d, *rest) for d in divisors(n) for rest in factorings(n // d, slots - 1))
 
 
-def residual(extents: Mapping[str, int], tile: Mapping[str, int]) -> dict[str, int] | None:
-    """Per rank ``extent / tile``; ``None`` when a tile does not divide its extent."""
+@cache
+def partial_factorings(n: int, slots: int) -> tuple[tuple[int, ...], ...]:
+    """Ordered ``slots``-tuples covering ``n``: an outermost factor ``f = ceil(n / P)`` over
+    every exact factoring of ``P``, the smallest inner product with that ``f`` (the
+    tightest tile for ``f`` trips; the exact factorings are among them)."""
+    if slots <= 1:
+        return ((n,),)
+    return tuple((-(-n // p), *inner) for p in _tight_inner(n)
+                 for inner in factorings(p, slots - 1))
+
+
+def _tight_inner(n: int) -> Iterator[int]:
+    """Ascending ``P``, each the smallest with its ``ceil(n / P)``: O(sqrt n) of them."""
+    p = 1
+    while p <= n:
+        f = -(-n // p)
+        yield p
+        if f == 1:
+            return
+        p = (n - 1) // (f - 1) + 1
+
+
+def residual(extents: Mapping[str, int], tile: Mapping[str, int],
+             exact: bool = True) -> dict[str, int] | None:
+    """Per rank ``extent / tile`` (``ceil`` when not ``exact``); ``None`` when an exact
+    tile does not divide its extent, or a tile is < 1."""
     out = {}
     for r, e in extents.items():
         t = tile.get(r, 1)
-        if t < 1 or e % t:
+        if t < 1 or (exact and e % t):
             return None
-        out[r] = e // t
+        out[r] = -(-e // t)
     return out
 
 
-def nests(extents: Mapping[str, int], intrinsics: Iterable[Mapping[str, int]],
-          slots: int = 2) -> Iterator[Nest]:
+def nests(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> Iterator[MapNest]:
     """Every nest, intrinsic by intrinsic in the target's order, each yielded once."""
     ranks = list(extents)
-    seen: set[Nest] = set()
-    for tile in intrinsics:
-        res = residual(extents, tile)
+    partial = not space.exact
+    split = partial_factorings if partial else factorings
+    seen: set[MapNest] = set()
+    for tile in space.intrinsics:
+        res = residual(extents, tile, space.exact)
         if res is None:
             continue
-        tail = tuple(Loop(r, tile[r], INTRINSIC) for r in ranks if tile.get(r, 1) != 1)
-        for combo in product(*(factorings(res[r], slots) for r in ranks)):
-            outer = [Loop(r, f, OUTER) for r, fs in zip(ranks, combo, strict=True)
+        tail = tuple(MapLoop(r, tile[r], INTRINSIC) for r in ranks if tile.get(r, 1) != 1)
+        for combo in product(*(split(res[r], slots) for r in ranks)):
+            outer = [MapLoop(r, f, OUTER) for r, fs in zip(ranks, combo, strict=True)
                      for f in fs if f != 1]
             for perm in permutations(outer):
                 nest = (*perm, *tail)
-                if nest not in seen:
-                    seen.add(nest)
-                    yield nest
+                if nest in seen or (partial and check_coverage(nest, extents, exact=False)):
+                    continue
+                seen.add(nest)
+                yield nest
 
 
-def size(extents: Mapping[str, int], intrinsics: Iterable[Mapping[str, int]],
-         slots: int = 2) -> int:
+def size(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> int:
     """Number of nests :func:`nests` yields."""
-    return sum(1 for _ in nests(extents, intrinsics, slots))
+    return sum(1 for _ in nests(extents, space, slots))
+
+
+def untileable(extents: Mapping[str, int], tiles: Sequence[Mapping[str, int]]) -> list[str]:
+    """Why the last tile does not divide the shape, one phrase per rank."""
+    last = tiles[-1] if tiles else {}
+    return [f"{r}={e} is not a multiple of {last.get(r, 1)}"
+            for r, e in extents.items() if e % last.get(r, 1)]

@@ -1,31 +1,31 @@
 """Loop nests and refusals: the vocabulary shared by the mapspace, targets and census.
 
-A nest is a tuple of :class:`Loop`, outermost first, ending in the intrinsic band (the
-tile one instruction performs). A target that cannot lower a nest raises
-:class:`Refused` carrying every cause the nest violates, so no census depends on the
-order in which a target happens to check.
+A nest is a tuple of :class:`MapLoop`, outermost first, ending in the intrinsic band
+(the tile one instruction performs). A target that cannot lower a nest raises
+:class:`~polyjoule.errors.Refused` carrying every cause the nest violates, so no census
+depends on the order in which a target happens to check. ``Refused`` and its
+:class:`~polyjoule.errors.Kind` are defined in :mod:`polyjoule.errors` and re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
 from math import prod
 from typing import NamedTuple
+
+from polyjoule.errors import Kind, Refused
+
+__all__ = ["INTRINSIC", "OUTER", "Kind", "MapLoop", "MapNest", "Refused", "check_coverage",
+           "check_sequential", "covered", "emitted_order", "order", "peel_intrinsic",
+           "refuse", "tile_rows"]
 
 OUTER = "outer"
 INTRINSIC = "intrinsic"
 
 
-class Kind(StrEnum):
-    """Why a cause refuses: the encoding cannot say it, or only a checker stops it."""
-
-    EXPRESS = "express"  # the instruction word has no field/room for what the nest asks
-    REFUSE = "refuse"  # the machine would accept it and compute wrongly or hang
-
-
-class Loop(NamedTuple):
-    """One loop of a nest, in ACT's field order."""
+class MapLoop(NamedTuple):
+    """One loop of a mapping nest, outermost first (the loop-nest model has its own
+    ``Loop``)."""
 
     rank: str
     factor: int
@@ -33,27 +33,7 @@ class Loop(NamedTuple):
     spatial: bool = False
 
 
-Nest = tuple[Loop, ...]
-
-
-class Refused(Exception):  # noqa: N818 - the domain's word
-    """A nest the target cannot lower; ``also`` lists every cause, ``cause`` first."""
-
-    def __init__(self, cause: str, detail: str, also: Iterable[str] = (),
-                 kinds: Mapping[str, Kind] | None = None) -> None:
-        super().__init__(f"{cause}: {detail}")
-        self.cause = cause
-        self.detail = detail
-        self.also: tuple[str, ...] = tuple(dict.fromkeys((cause, *also)))
-        self._kinds = kinds or {}
-
-    @property
-    def kinds(self) -> dict[str, Kind]:
-        """Kind of every cause in ``also`` (express unless the target says otherwise)."""
-        return {c: self.kind(c) for c in self.also}
-
-    def kind(self, cause: str | None = None) -> Kind:
-        return self._kinds.get(cause or self.cause, Kind.EXPRESS)
+MapNest = tuple[MapLoop, ...]
 
 
 def refuse(found: Sequence[tuple[str, str]], kinds: Mapping[str, Kind] | None = None) -> None:
@@ -62,7 +42,7 @@ def refuse(found: Sequence[tuple[str, str]], kinds: Mapping[str, Kind] | None = 
         raise Refused(found[0][0], found[0][1], [c for c, _ in found], kinds)
 
 
-def covered(nest: Iterable[Loop]) -> dict[str, int]:
+def covered(nest: Iterable[MapLoop]) -> dict[str, int]:
     """Product of the factors per rank."""
     out: dict[str, int] = {}
     for lp in nest:
@@ -70,19 +50,30 @@ def covered(nest: Iterable[Loop]) -> dict[str, int]:
     return out
 
 
-def check_coverage(nest: Nest, extents: Mapping[str, int]) -> list[tuple[str, str]]:
-    """Cause ``coverage`` when the factors do not multiply to the extents."""
+def check_coverage(nest: MapNest, extents: Mapping[str, int],
+                   exact: bool = True) -> list[tuple[str, str]]:
+    """Cause ``coverage`` when the factors do not multiply to the extents (``exact``), or
+    (partial tiles) fall short of them or leave a whole outer trip past them."""
     cov = covered(nest)
     unknown = [r for r in cov if r not in extents]
     if unknown:
         return [("coverage", f"nest names unknown rank {unknown[0]}")]
     for r, e in extents.items():
-        if cov.get(r, 1) != e:
-            return [("coverage", f"rank {r} covered {cov.get(r, 1)} of {e}")]
+        c = cov.get(r, 1)
+        if c != e and (exact or c < e or _overshoots(nest, r, e)):
+            return [("coverage", f"rank {r} covered {c} of {e}")]
     return []
 
 
-def check_sequential(nest: Nest) -> list[tuple[str, str]]:
+def _overshoots(nest: MapNest, rank: str, extent: int) -> bool:
+    """A whole trip of ``rank``'s outermost (outer) loop lies past ``extent``."""
+    loops = [lp for lp in nest if lp.rank == rank]
+    if not loops or loops[0].level == INTRINSIC:
+        return False
+    return (loops[0].factor - 1) * prod(lp.factor for lp in loops[1:]) >= extent
+
+
+def check_sequential(nest: MapNest) -> list[tuple[str, str]]:
     """Cause ``spatial``: one array, no instance index to map a spatial loop onto."""
     for lp in nest:
         if lp.spatial:
@@ -90,7 +81,7 @@ def check_sequential(nest: Nest) -> list[tuple[str, str]]:
     return []
 
 
-def peel_intrinsic(nest: Nest) -> tuple[Nest, dict[str, int]]:
+def peel_intrinsic(nest: MapNest) -> tuple[MapNest, dict[str, int]]:
     """Split a nest into its emitted loops and the tile of its trailing intrinsic band."""
     if not nest or nest[-1].level != INTRINSIC:
         raise Refused("intrinsic", "nest does not end in an intrinsic band")
@@ -107,16 +98,16 @@ def peel_intrinsic(nest: Nest) -> tuple[Nest, dict[str, int]]:
     return emitted, tile
 
 
-def order(nest: Iterable[Loop]) -> str:
+def order(nest: Iterable[MapLoop]) -> str:
     """Label like ``N4>K4>M16>K4>N4``; ``-`` for an empty nest."""
     return ">".join(f"{lp.rank}{lp.factor}" for lp in nest) or "-"
 
 
-def emitted_order(nest: Iterable[Loop]) -> str:
+def emitted_order(nest: Iterable[MapLoop]) -> str:
     """Label over the non-intrinsic loops only: the candidate label (``N4>K4``)."""
     return order(lp for lp in nest if lp.level != INTRINSIC)
 
 
-def tile_rows(nest: Iterable[Loop], rank: str) -> int:
+def tile_rows(nest: Iterable[MapLoop], rank: str) -> int:
     """Factor of ``rank`` covered by the intrinsic band (1 when absent)."""
     return prod(lp.factor for lp in nest if lp.level == INTRINSIC and lp.rank == rank)

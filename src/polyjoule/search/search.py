@@ -1,19 +1,19 @@
-"""Search: enumerate the mapspace, lower every nest, price what lowered, rank, census the rest."""
+"""Search: enumerate the target's mapspace, lower every nest, price what lowered, rank by
+the target's cost, census the rest."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from polyjoule.analysis import steps as schedule
-from polyjoule.analysis.steps import Schedule
-from polyjoule.errors import InfeasibleMapping
+from polyjoule.errors import InfeasibleMapping, Refused
 from polyjoule.model.workload import Workload
 from polyjoule.search import mapspace
+from polyjoule.search import target as targets
 from polyjoule.search.census import Census
-from polyjoule.search.nest import Nest, Refused, emitted_order, tile_rows
+from polyjoule.search.cost import Cost, Margin, Priced
+from polyjoule.search.nest import MapNest, emitted_order, tile_rows
 from polyjoule.search.target import Program, Target
-from polyjoule.targets.tinytpu import fit
 
 
 @dataclass(frozen=True)
@@ -34,22 +34,10 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class Priced:
-    """ACT's lexicographic cost ``(makespan, emits)``; emits only breaks ties."""
-
-    cost: tuple[int, int]
-    schedule: Schedule
-
-    @classmethod
-    def of(cls, sched: Schedule, emits: int) -> Priced:
-        return cls((sched.makespan, emits), sched)
-
-
-@dataclass(frozen=True)
 class Candidate:
     """An encodable nest, its program and its price."""
 
-    nest: Nest
+    nest: MapNest
     program: Program
     priced: Priced
 
@@ -58,10 +46,11 @@ class Candidate:
         return emitted_order(self.nest)
 
     @property
-    def makespan(self) -> int:
-        return self.priced.cost[0]
+    def cost(self) -> Cost:
+        return self.priced.cost
 
-    def rows(self, rank: str) -> int:
+    def tile(self, rank: str) -> int:
+        """Factor of ``rank`` the intrinsic band covers."""
         return tile_rows(self.nest, rank)
 
 
@@ -75,6 +64,7 @@ class SearchResult:
     census: Census
     considered: int
     relieved: frozenset[str] = field(default_factory=frozenset)
+    priced_by: Target | None = field(default=None, repr=False, compare=False)
 
     @property
     def best(self) -> Candidate | None:
@@ -84,28 +74,19 @@ class SearchResult:
     def runner_up(self) -> Candidate | None:
         return self.candidates[1] if len(self.candidates) > 1 else None
 
-    def margin(self) -> fit.Margin | None:
-        """Best vs runner-up next to the makespan->cosim fit's error bar."""
-        if self.best is None or self.runner_up is None:
+    def margin(self) -> Margin | None:
+        """Best vs runner-up next to the target's error bar (None without a runner-up or
+        an error bar)."""
+        if self.best is None or self.runner_up is None or self.priced_by is None:
             return None
-        return fit.margin(self.best.makespan, self.runner_up.makespan)
+        return targets.margin(self.priced_by, self.best.cost, self.runner_up.cost)
 
 
-def _untileable(problem: Problem, target: str, tiles: list[Mapping[str, int]]) -> str:
+def _untileable(problem: Problem, target: str, tiles: tuple[Mapping[str, int], ...]) -> str:
     if not tiles:
         return f"{problem.title}: target {target} offers no intrinsic for this workload"
-    bad = [f"{r}={e} is not a multiple of {tiles[-1].get(r, 1)}"
-           for r, e in problem.extents.items() if e % tiles[-1].get(r, 1)]
     return (f"{problem.title}: shape is not a multiple of any {target} intrinsic "
-            f"({', '.join(bad)})")
-
-
-def price(target: Target, program: Program, charge_control: bool = True) -> Priced:
-    """Schedule a program's steps; ``charge_control=False`` drops loop/endloop fetches."""
-    steps = target.steps(program)
-    if not charge_control:
-        steps = [s for s in steps if not s.control]
-    return Priced.of(schedule.run(steps), target.emits(program))
+            f"({', '.join(mapspace.untileable(problem.extents, tiles))})")
 
 
 def search(problem: Problem, target: Target, slots: int = 2, *,
@@ -121,16 +102,17 @@ def search(problem: Problem, target: Target, slots: int = 2, *,
     census = Census()
     cands: list[Candidate] = []
     n = 0
-    tiles = list(target.intrinsics(wl, ext))
-    for nest in mapspace.nests(ext, tiles, slots):
+    space = target.mapspace(wl, ext)
+    lower, price = target.lower, target.price
+    for nest in mapspace.nests(ext, space, slots):
         n += 1
         try:
-            prog = target.lower(wl, ext, nest, relieve=relieve)
+            prog = lower(wl, ext, nest, relieve=relieve)
         except Refused as r:
             census.add(nest, r)
             continue
-        cands.append(Candidate(nest, prog, price(target, prog, charge_control)))
+        cands.append(Candidate(nest, prog, price(prog, charge_control=charge_control)))
     if n == 0:
-        raise InfeasibleMapping(_untileable(problem, target.name, tiles))
+        raise InfeasibleMapping(_untileable(problem, target.name, space.intrinsics))
     cands.sort(key=lambda c: (c.priced.cost, c.label))
-    return SearchResult(problem, target.name, cands, census, n, relieve)
+    return SearchResult(problem, target.name, cands, census, n, relieve, target)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from polyjoule.search.nest import INTRINSIC, Loop
+from polyjoule.search.nest import INTRINSIC, MapLoop
 from polyjoule.targets.tinytpu.isa import Op, Term
 from polyjoule.targets.tinytpu.nestgen import NestError, NestGen
 from polyjoule.targets.tinytpu.params import Config
@@ -64,8 +64,8 @@ def test_shipped_nest_reemits_gemm_program_word_for_word(shape, relu):
 
     m, k, n = shape
     # the shipped nest, literally: (N N/T, K K/T, M M | K T, N T), trip-1 loops included
-    nest = (Loop("N", n // 4), Loop("K", k // 4),
-            Loop("M", m, INTRINSIC), Loop("K", 4, INTRINSIC), Loop("N", 4, INTRINSIC))
+    nest = (MapLoop("N", n // 4), MapLoop("K", k // 4),
+            MapLoop("M", m, INTRINSIC), MapLoop("K", 4, INTRINSIC), MapLoop("N", 4, INTRINSIC))
     ours = target.get("tinytpu-isa").lower(get("gemm.relu" if relu else "gemm"),
                                            {"M": m, "K": k, "N": n}, nest)
     ref = gemm_program(m, k, n, relu=relu, cfg=CFG)
@@ -77,7 +77,7 @@ def test_mapspace_4x4x4_nest_drops_the_trip1_loop():
     from polyjoule.library.workloads import get
     from polyjoule.search import target
 
-    nest = (Loop("M", 4, INTRINSIC), Loop("K", 4, INTRINSIC), Loop("N", 4, INTRINSIC))
+    nest = (MapLoop("M", 4, INTRINSIC), MapLoop("K", 4, INTRINSIC), MapLoop("N", 4, INTRINSIC))
     ours = target.get("tinytpu-isa").lower(get("gemm"), {"M": 4, "K": 4, "N": 4}, nest)
     ref = gemm_program(4, 4, 4, cfg=CFG)
     assert (len(ours.instrs), len(ours.words)) == (8, 24) and len(ref) == 10

@@ -2,10 +2,11 @@
 
 import pytest
 
+from polyjoule.errors import Kind, Refused
 from polyjoule.library.workloads import get
 from polyjoule.model.workload import Tensor, Workload
 from polyjoule.search import target
-from polyjoule.search.nest import INTRINSIC, Kind, Loop, Refused
+from polyjoule.search.nest import INTRINSIC, MapLoop
 from polyjoule.search.search import Problem, search
 from polyjoule.targets.tinytpu.act_machine import machine, steps_of
 from polyjoule.targets.tinytpu.params import Config
@@ -17,12 +18,13 @@ TGT = TinyTPUTarget(CFG)
 
 
 def _band(rows):
-    return (Loop("M", rows, INTRINSIC), Loop("K", 4, INTRINSIC), Loop("N", 4, INTRINSIC))
+    return (MapLoop("M", rows, INTRINSIC), MapLoop("K", 4, INTRINSIC), MapLoop("N", 4, INTRINSIC))
 
 
 def test_registered_with_the_published_build():
     t = target.get("tinytpu-isa")
     assert isinstance(t, TinyTPUTarget) and t.cfg == CFG
+    assert isinstance(t, target.Target) and t.objectives == ("makespan", "emits")
     assert CAUSE_KIND["ar-distance"] is Kind.REFUSE and CAUSE_KIND["machine"] is Kind.REFUSE
     assert all(k is Kind.EXPRESS for c, k in CAUSE_KIND.items()
                if c not in ("ar-distance", "machine"))
@@ -50,9 +52,10 @@ def test_shape_class_refusal():
 
 
 def test_intrinsics_are_row_tiles():
-    tiles = TGT.intrinsics(get("gemm"), {"M": 12, "K": 8, "N": 8})
-    assert [t["M"] for t in tiles] == [1, 2, 3, 4, 6, 12]
-    assert all(t["K"] == 4 and t["N"] == 4 for t in tiles)
+    space = TGT.mapspace(get("gemm"), {"M": 12, "K": 8, "N": 8})
+    assert space.exact  # TinyTPU-isa keeps exact tiles: trip counts divide
+    assert [t["M"] for t in space.intrinsics] == [1, 2, 3, 4, 6, 12]
+    assert all(t["K"] == 4 and t["N"] == 4 for t in space.intrinsics)
 
 
 def test_placement_and_capacity():
@@ -68,7 +71,7 @@ def test_placement_and_capacity():
 
 def test_structural_causes_are_collected_together():
     wl, ext = get("gemm.relu"), {"M": 16, "K": 16, "N": 16}
-    nest = (Loop("K", 4), Loop("N", 4), Loop("M", 8), *_band(2))
+    nest = (MapLoop("K", 4), MapLoop("N", 4), MapLoop("M", 8), *_band(2))
     with pytest.raises(Refused) as e:
         TGT.lower(wl, ext, nest)
     assert e.value.also == ("acc-position", "ar-distance")
@@ -78,9 +81,9 @@ def test_structural_causes_are_collected_together():
 def test_shape_over_maxdim_and_bad_band():
     wl = get("gemm")
     with pytest.raises(Refused, match="shape"):
-        TGT.lower(wl, {"M": 32, "K": 4, "N": 4}, (Loop("M", 2), *_band(16)))
-    bad = (Loop("M", 4, INTRINSIC), Loop("K", 2, INTRINSIC), Loop("K", 2),
-           Loop("N", 4, INTRINSIC))
+        TGT.lower(wl, {"M": 32, "K": 4, "N": 4}, (MapLoop("M", 2), *_band(16)))
+    bad = (MapLoop("M", 4, INTRINSIC), MapLoop("K", 2, INTRINSIC), MapLoop("K", 2),
+           MapLoop("N", 4, INTRINSIC))
     with pytest.raises(Refused) as e:
         TGT.lower(wl, {"M": 4, "K": 4, "N": 4}, bad)
     assert e.value.cause == "intrinsic"
@@ -89,7 +92,7 @@ def test_shape_over_maxdim_and_bad_band():
 def test_ar_distance_relieved_is_caught_by_the_checker():
     # a 'refuse' cause: the program encodes, only the checker stops it
     wl, ext = get("gemm"), {"M": 4, "K": 8, "N": 4}
-    nest = (Loop("M", 2), Loop("K", 2), *_band(2))
+    nest = (MapLoop("M", 2), MapLoop("K", 2), *_band(2))
     with pytest.raises(Refused) as e:
         TGT.lower(wl, ext, nest, relieve=frozenset({"ar-distance"}))
     assert e.value.cause == "machine" and "raw" in e.value.detail.lower()
@@ -101,7 +104,8 @@ def test_4x4x4_has_no_trip1_output_loop():
     assert len(res.candidates) == 1 and res.census.counts == {"ar-distance": 3}
     best = res.best
     assert TGT.report(best.program) == {"rows": 4, "static": 8, "words": 24, "dynamic": 4}
-    assert best.priced.cost == (40, 4)
+    assert best.priced.cost == (40, 4) and best.cost.names == ("makespan", "emits")
+    assert best.priced.timeline.makespan == 40
     assert TGT.measured(p.workload, p.extents, best.program) == 169
 
 
@@ -157,3 +161,14 @@ def test_other_builds_reproduce_the_mlp_picks():
                             ("gemm", (8, 32, 16), "N4>K8")):
         res = search(Problem(get(wl), dict(zip("MKN", shape, strict=True))), t)
         assert res.best.label == pick, (wl, shape)
+
+
+def test_margin_and_problem_set_come_from_the_target():
+    from polyjoule.search.cost import Cost
+
+    m = TGT.margin(Cost(("makespan", "emits"), (517, 32)), Cost(("makespan", "emits"),
+                                                                 (642, 60)))
+    assert round(m.ratio, 2) == 1.24 and m.exceeds_error_bar and m.unit == "cycles"
+    ps = TGT.problem_set()
+    assert len(ps.problems) == 12 and ps.published["gemm.relu 16x16x16"] == 517
+    assert any("under-predicts" in n for n in TGT.notes())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polyjoule.analysis.machine import Machine, Opcode, Region, Space, Step, fields_of
+from polyjoule.analysis.machine import Machine, Opcode, Region, Space, Step
 from polyjoule.targets.tinytpu.assembler import Issue, fetches
 from polyjoule.targets.tinytpu.isa import Instr, Op
 from polyjoule.targets.tinytpu.params import Config
@@ -65,6 +65,11 @@ def machine(cfg: Config) -> Machine:
                    writes=(lambda f: Region(f"dram.C:{f['f2']}", f["f1"], f["nr"]),)),
         ),
     )
+
+
+def fields_of(issue: Issue) -> dict[str, int]:
+    """The resolved fields of one issue as the opcode functions read them: nr, f0..f3."""
+    return {"nr": issue.nr, "f0": issue.f0, "f1": issue.f1, "f2": issue.f2, "f3": issue.f3}
 
 
 def steps_of(program: Sequence[Instr], cfg: Config, mach: Machine | None = None) -> list[Step]:

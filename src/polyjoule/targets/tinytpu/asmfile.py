@@ -12,17 +12,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import EncodingError, ProgramFileError
 from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tinytpu.assembler import assemble
 from polyjoule.targets.tinytpu.disasm import disassemble
-from polyjoule.targets.tinytpu.isa import BY_MNEMONIC, EncodingError, Instr, Term, decode
+from polyjoule.targets.tinytpu.isa import BY_MNEMONIC, Instr, Term, decode
 from polyjoule.targets.tinytpu.params import NHDR, Config
-
-
-class ProgramFileError(SpecError):
-    """A program file that cannot be read: bad syntax, unknown mnemonic, truncated image."""
-
 
 _TERM = re.compile(r"f(\d+)\s*\+=\s*iv(\d+)\s*\*\s*(\d+)|\+f(\d+):(\d+)\*(\d+)")
 _ASSIGN = re.compile(r"(f[0-3]|nr)=(-?\d+)$")

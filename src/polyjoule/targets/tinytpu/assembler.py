@@ -14,31 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polyjoule.errors import PolyjouleError, ResourceLimitError
-from polyjoule.targets.tinytpu.isa import OPCODES, EncodingError, Instr, Op, encode, loads
+from polyjoule.errors import AssemblyError, EncodingError, ProgramError, ResourceLimitError
+from polyjoule.targets.tinytpu.isa import OPCODES, Instr, Op, encode, loads
 from polyjoule.targets.tinytpu.params import NHDR, Config
 
 #: Upper bound on dynamic fetches one program may expand to (header counts cap
 #: real programs far below this; it only stops a pathological nest from hanging).
 MAX_FETCHES = 1 << 21
-
-
-class ProgramError(PolyjouleError):
-    """A program the machine would run wrongly or hang on (``check_program``)."""
-
-    def __init__(self, rule: str, message: str):
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
-
-
-class AssemblyError(PolyjouleError):
-    """A legal program that does not fit the encoding limits (``assemble``)."""
-
-    def __init__(self, rule: str, message: str):
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

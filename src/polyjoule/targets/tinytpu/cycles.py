@@ -5,7 +5,7 @@ sequencer fetching one instruction (data or loop/endloop) every ``SEQ_II`` = 5
 cycles and dispatching copies, upstream first, into per-unit control FIFOs of
 depth ``QD`` (a full FIFO stalls it); every unit in order, running concurrently
 with the others; dma_ld's operand burst before its first row (only the longer of
-the A and B bursts is charged, see :class:`Timing`); row streams between units at
+the A and B bursts is charged, see :class:`CycleTiming`); row streams between units at
 one word per cycle with FIFO slack ``QD`` (dma_ld -> spm/vru, spm -> vru,
 vru -> array -> accu, accu -> dma_st); the weight path (T+1 words per mm down
 ``wcol``, shadow register FIFO ``wq`` of depth 4); accu at one iteration per row
@@ -31,7 +31,7 @@ DMA_LD_HEADER_WORDS = 2  # the sequencer sends dma_ld imem[1] and imem[7] (sheet
 
 
 @dataclass(frozen=True)
-class Timing:
+class CycleTiming:
     """Timing constants. Documented ones are facts; the rest are calibrated (see docs).
 
     - ``seq_ii`` (documented): sequencer fetch loop II = 5 cycles.
@@ -63,11 +63,11 @@ class Timing:
     dst_row: float = 2.8
 
 
-CALIBRATED = Timing()
+CALIBRATED = CycleTiming()
 
 
 @dataclass
-class Result:
+class CycleResult:
     """Cycle estimate with the per-unit busy work and where the time went."""
 
     cycles: int
@@ -118,103 +118,116 @@ def _stream(p0: float, c0: float, n: int, q: int, lat: float = 1.0) -> tuple[flo
 
 
 def simulate(program: Sequence[Instr], cfg: Config = DEFAULT,
-             timing: Timing = CALIBRATED) -> Result:
+             timing: CycleTiming = CALIBRATED) -> CycleResult:
     """Run the event model over the program's fetch order (the program must be legal)."""
-    tm = timing
-    QD, T = cfg.QD, cfg.T
     trace = fetches(program, cfg)
     stream = [x for x in trace if isinstance(x, Issue)]
     h = header_of(program, stream, cfg)
-    prefetch = math.ceil(cfg.IMEM_SIZE / tm.prefetch_words)
+    prefetch = math.ceil(cfg.IMEM_SIZE / timing.prefetch_words)
     spans = (h.a_span, h.b_span)
-    words = (max(spans) * cfg.WPR if tm.longer_burst_only else sum(spans) * cfg.WPR)
+    words = (max(spans) * cfg.WPR if timing.longer_burst_only else sum(spans) * cfg.WPR)
     burst = math.ceil(words / cfg.DMA_WORDS)
+    model = _EventModel(cfg, timing, prefetch, burst)
+    for x in trace:
+        if isinstance(x, Issue):
+            model.issue(x)
+        else:
+            model.seq += timing.seq_ii
+    done = max(max(model.free.values()), model.seq)
+    return CycleResult(cycles=round(done), prefetch=prefetch, burst=burst,
+                       unit_busy=model.busy, unit_done={u: model.free[u] for u in UNITS},
+                       sequencer_fetches=len(trace), sequencer_stall=model.stall)
 
-    units = ("dma_ld", "spm", "vru", "array", "accu", "dma_st")
-    free = dict.fromkeys(units, 0.0)
-    busy = dict.fromkeys(units, 0.0)
-    fifo = {u: _Fifo(QD) for u in ("dma_ld", "spm", "vru", "accu", "dma_st")}
-    t0 = tm.startup + prefetch
-    # dma_ld reads its two header words (imem[1] rows, imem[7] spans), then bursts
-    free["dma_ld"] = t0 + DMA_LD_HEADER_WORDS + tm.burst_setup + burst
-    for u in ("spm", "vru", "accu", "dma_st"):
-        free[u] = t0 + tm.header_words
-    free["array"] = t0
-    seq = t0 + tm.header_words
-    stall = 0.0
-    array_starts: list[float] = []
-    alat = tm.array_latency + tm.array_latency_per_t * T
-    wlat = tm.weight_latency_per_t * T
 
-    def pop(u: str, d: float, extra: float = 0.0) -> float:
-        s = max(d + 1, free[u], extra)
-        fifo[u].pops.append(s)
+UNITS = ("dma_ld", "spm", "vru", "array", "accu", "dma_st")
+
+
+class _EventModel:
+    """Unit free times and busy work, the control FIFOs, and the sequencer clock."""
+
+    def __init__(self, cfg: Config, tm: CycleTiming, prefetch: int, burst: int) -> None:
+        self.cfg, self.tm = cfg, tm
+        self.free = dict.fromkeys(UNITS, 0.0)
+        self.busy = dict.fromkeys(UNITS, 0.0)
+        self.fifo = {u: _Fifo(cfg.QD) for u in ("dma_ld", "spm", "vru", "accu", "dma_st")}
+        t0 = tm.startup + prefetch
+        # dma_ld reads its two header words (imem[1] rows, imem[7] spans), then bursts
+        self.free["dma_ld"] = t0 + DMA_LD_HEADER_WORDS + tm.burst_setup + burst
+        for u in ("spm", "vru", "accu", "dma_st"):
+            self.free[u] = t0 + tm.header_words
+        self.free["array"] = t0
+        self.seq = t0 + tm.header_words
+        self.stall = 0.0
+        self.array_starts: list[float] = []
+
+    def pop(self, u: str, d: float, extra: float = 0.0) -> float:
+        s = max(d + 1, self.free[u], extra)
+        self.fifo[u].pops.append(s)
         return s
 
-    for x in trace:
-        if not isinstance(x, Issue):
-            seq += tm.seq_ii
-            continue
-        spec = OPCODES[x.op]
-        t = seq
+    def dispatch(self, x: Issue) -> dict[str, float]:
+        """Write the issue's control words into its units' FIFOs, in dispatch order."""
+        t = self.seq
         disp: dict[str, float] = {}
-        for u in spec.dispatch:
+        for u in OPCODES[x.op].dispatch:
             if u == "spm|vru":
                 u = "vru" if x.f0 & 2 else "spm"
-            w = fifo[u].write_time(t)
-            stall += w - t
+            w = self.fifo[u].write_time(t)
+            self.stall += w - t
             disp[u] = w
-            fifo[u].wrote()
+            self.fifo[u].wrote()
             t = w + 1
-        seq = max(seq + tm.seq_ii, t)
-        nr = x.nr
-        op = x.op
-        if op == Op.DMA_LD:
-            dst = "vru" if x.f0 & 2 else "spm"
-            s_ld = pop("dma_ld", disp["dma_ld"])
-            s_x = pop(dst, disp[dst])
-            free["dma_ld"], free[dst] = _stream(s_ld, s_x, nr, QD)
-            busy["dma_ld"] += nr
-            busy[dst] += nr
-        elif op == Op.VLD:
-            s_sp = pop("spm", disp["spm"])
-            s_vr = pop("vru", disp["vru"])
-            free["spm"], free["vru"] = _stream(s_sp, s_vr, nr, QD)
-            busy["spm"] += nr
-            busy["vru"] += nr
-        elif op == Op.MM:
-            j = len(array_starts)
-            slot = array_starts[j - WQ_DEPTH] if j >= WQ_DEPTH else 0.0
-            s_sp = pop("spm", disp["spm"], slot)
-            free["spm"] = s_sp + T + 1
-            busy["spm"] += T + 1
-            w_ready = s_sp + T + 1 + wlat
-            s_vr = pop("vru", disp["vru"])
-            a0 = max(s_vr + 1, w_ready, free["array"])
-            s_acc = pop("accu", disp["accu"], a0 + alat)
-            # vru -> array -> accu is one rate-1 stream; the array may run QD rows ahead.
-            a_start = max(a0, s_acc - alat - QD)
-            array_starts.append(a_start)
-            free["vru"] = max(s_vr, a_start - 1) + nr
-            free["array"] = a_start + nr
-            free["accu"] = s_acc + nr
-            busy["vru"] += nr
-            busy["array"] += nr
-            busy["accu"] += nr
-        elif op in (Op.VADD, Op.VADDRELU, Op.VRELU):
-            s = pop("accu", disp["accu"])
-            free["accu"] = s + spec.accu_steps * nr
-            busy["accu"] += spec.accu_steps * nr
-        elif op == Op.MVOUT:
-            s_acc = pop("accu", disp["accu"])
-            s_dst = pop("dma_st", disp["dma_st"])
-            free["accu"], free["dma_st"] = _mvout(s_acc, s_dst, nr, QD, tm.dst_row)
-            busy["accu"] += nr
-            busy["dma_st"] += nr * tm.dst_row
-    done = max(max(free.values()), seq)
-    return Result(cycles=round(done), prefetch=prefetch, burst=burst, unit_busy=busy,
-                  unit_done={u: free[u] for u in units},
-                  sequencer_fetches=len(trace), sequencer_stall=stall)
+        self.seq = max(self.seq + self.tm.seq_ii, t)
+        return disp
+
+    def issue(self, x: Issue) -> None:
+        disp = self.dispatch(x)
+        if x.op in (Op.DMA_LD, Op.VLD):
+            self.load(x, disp)
+        elif x.op == Op.MM:
+            self.mm(x.nr, disp)
+        elif x.op in (Op.VADD, Op.VADDRELU, Op.VRELU):
+            steps = OPCODES[x.op].accu_steps * x.nr
+            self.free["accu"] = self.pop("accu", disp["accu"]) + steps
+            self.busy["accu"] += steps
+        elif x.op == Op.MVOUT:
+            s_acc = self.pop("accu", disp["accu"])
+            s_dst = self.pop("dma_st", disp["dma_st"])
+            self.free["accu"], self.free["dma_st"] = _mvout(s_acc, s_dst, x.nr, self.cfg.QD,
+                                                            self.tm.dst_row)
+            self.busy["accu"] += x.nr
+            self.busy["dma_st"] += x.nr * self.tm.dst_row
+
+    def load(self, x: Issue, disp: dict[str, float]) -> None:
+        """dma_ld (DRAM -> spad or vr) or vld (spad -> vr): one producer/consumer stream."""
+        src, dst = ("dma_ld", "vru" if x.f0 & 2 else "spm") if x.op == Op.DMA_LD else (
+            "spm", "vru")
+        s_src = self.pop(src, disp[src])
+        s_dst = self.pop(dst, disp[dst])
+        self.free[src], self.free[dst] = _stream(s_src, s_dst, x.nr, self.cfg.QD)
+        self.busy[src] += x.nr
+        self.busy[dst] += x.nr
+
+    def mm(self, nr: int, disp: dict[str, float]) -> None:
+        T, QD, tm, free = self.cfg.T, self.cfg.QD, self.tm, self.free
+        j = len(self.array_starts)
+        slot = self.array_starts[j - WQ_DEPTH] if j >= WQ_DEPTH else 0.0
+        s_sp = self.pop("spm", disp["spm"], slot)
+        free["spm"] = s_sp + T + 1
+        self.busy["spm"] += T + 1
+        w_ready = s_sp + T + 1 + tm.weight_latency_per_t * T
+        s_vr = self.pop("vru", disp["vru"])
+        alat = tm.array_latency + tm.array_latency_per_t * T
+        a0 = max(s_vr + 1, w_ready, free["array"])
+        s_acc = self.pop("accu", disp["accu"], a0 + alat)
+        # vru -> array -> accu is one rate-1 stream; the array may run QD rows ahead.
+        a_start = max(a0, s_acc - alat - QD)
+        self.array_starts.append(a_start)
+        free["vru"] = max(s_vr, a_start - 1) + nr
+        free["array"] = a_start + nr
+        free["accu"] = s_acc + nr
+        for u in ("vru", "array", "accu"):
+            self.busy[u] += nr
 
 
 def _mvout(s_acc: float, s_dst: float, n: int, q: int, c: float) -> tuple[float, float]:
@@ -252,7 +265,7 @@ class Comparison:
 
 
 def compare(measurements: Sequence[Measurement] = ALL,
-            timing: Timing = CALIBRATED) -> list[Comparison]:
+            timing: CycleTiming = CALIBRATED) -> list[Comparison]:
     """Run the model on the shipped GEMM of every measured build and shape."""
     out = []
     for m in measurements:

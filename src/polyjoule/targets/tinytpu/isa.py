@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import EncodingError, SpecError
 from polyjoule.targets.tinytpu.params import (
     FIELD_BITS,
     LEVEL_BITS,
@@ -46,17 +46,6 @@ class Op(IntEnum):
 NFIELDS = 4
 FIELD_SHIFTS = (6, 18, 30, 42)
 NR_SHIFT = 54
-
-
-class EncodingError(SpecError):
-    """A value does not fit its encoding field (spare-bit rule) or the AGU term budget."""
-
-    rule = "enc.field_range"
-
-    def __init__(self, message: str, field_name: str = "", rule: str = "enc.field_range"):
-        super().__init__(message)
-        self.field_name = field_name
-        self.rule = rule
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ def garbage(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Case:
+class Trial:
     """One run: the distribution, output bytes off the gold, bytes changed outside the window."""
 
     dist: str
@@ -93,7 +93,7 @@ def images(spec: WorkloadSpec, cfg: Config, dist: str, rng: np.random.Generator
 
 
 def run_case(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config, dist: str,
-             seed: int) -> Case:
+             seed: int) -> Trial:
     """Run once on the reference model and compare with the spec's gold."""
     img, values = images(spec, cfg, dist, np.random.default_rng(seed))
     C = refmodel.run(program, img["A"], img["B"], img["C"], cfg)
@@ -101,12 +101,12 @@ def run_case(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config, dist: st
     gold = spec.gold(values)
     outside = np.ones(C.shape, dtype=bool)
     outside[spec.window(cfg.T)] = False
-    return Case(dist, int((C[box] != gold).sum()), int((C != img["C"])[outside].sum()),
+    return Trial(dist, int((C[box] != gold).sum()), int((C != img["C"])[outside].sum()),
                 gold.size)
 
 
 def correct(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config,
-            seed: int = 0) -> list[Case]:
+            seed: int = 0) -> list[Trial]:
     """The four distributions, each on its own seed."""
     return [run_case(spec, program, cfg, d, seed + i) for i, d in enumerate(DISTRIBUTIONS)]
 
@@ -167,7 +167,7 @@ class Verdict:
     detail: str = ""
     mapping: str = "-"
     rejection: Rejection | None = None
-    cases: list[Case] = field(default_factory=list)
+    cases: list[Trial] = field(default_factory=list)
     speed: Speed | None = None
 
     @property

@@ -13,17 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from polyjoule.errors import InfeasibleMapping
+from polyjoule.errors import NestError
 from polyjoule.targets.tinytpu.isa import Instr, Op, Term
 from polyjoule.targets.tinytpu.params import Config
-
-
-class NestError(InfeasibleMapping):
-    """The generator cannot emit what was asked; ``code`` names the budget (or None)."""
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True)

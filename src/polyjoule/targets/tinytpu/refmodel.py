@@ -35,7 +35,7 @@ def _dram(name: str, X: np.ndarray, cfg: Config) -> np.ndarray:
     return X
 
 
-class Machine:
+class MachineState:
     """On-chip state: spad and vr as int8 rows, ar as int32 rows (held in int64)."""
 
     def __init__(self, A: np.ndarray, B: np.ndarray, C: np.ndarray, cfg: Config):
@@ -92,7 +92,7 @@ def run(program: Sequence[Instr], A: np.ndarray, B: np.ndarray, C: np.ndarray,
     C bytes no mvout names keep the values passed in.
     """
     stream = check_program(program, cfg)
-    m = Machine(A, B, C, cfg)
+    m = MachineState(A, B, C, cfg)
     for x in stream:
         m.issue(x)
     return m.C

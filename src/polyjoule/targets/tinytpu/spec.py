@@ -29,7 +29,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class TensorSpec(_Strict):
+class SpecTensor(_Strict):
     """One input (or the output): its subscript, element type, DRAM buffer and origin."""
 
     name: str = Field(min_length=1)
@@ -53,7 +53,7 @@ class TensorSpec(_Strict):
         return v
 
 
-class OutputSpec(TensorSpec):
+class OutputSpec(SpecTensor):
     write_window: Literal["exact", "column_block"]
 
 
@@ -80,7 +80,7 @@ class WorkloadSpec(_Strict):
     stresses: str = Field(min_length=16)
     einsum: str
     dims: dict[str, StrictInt]
-    inputs: tuple[TensorSpec, ...] = Field(min_length=1)
+    inputs: tuple[SpecTensor, ...] = Field(min_length=1)
     output: OutputSpec
     accumulator: Literal["int8", "int32"]
     epilogue: tuple[Literal["relu", "saturate"], ...]
@@ -89,14 +89,14 @@ class WorkloadSpec(_Strict):
     known_gap: str | None = None
 
     # --- the layout: a tensor's (rows, cols) box in its image
-    def extent(self, t: TensorSpec) -> tuple[int, int]:
+    def extent(self, t: SpecTensor) -> tuple[int, int]:
         """Rows x columns a tensor occupies: leading subscripts flatten to rows."""
         sizes = [self.dims[c] for c in t.subscript]
         if len(sizes) == 1:
             return sizes[0], 1  # a vector is a column
         return int(np.prod(sizes[:-1])), sizes[-1]
 
-    def box(self, t: TensorSpec | ConstantSpec) -> tuple[slice, slice]:
+    def box(self, t: SpecTensor | ConstantSpec) -> tuple[slice, slice]:
         r, c = (t.rows, t.cols) if isinstance(t, ConstantSpec) else self.extent(t)
         return slice(t.origin[0], t.origin[0] + r), slice(t.origin[1], t.origin[1] + c)
 

@@ -14,30 +14,33 @@ from functools import lru_cache
 
 import numpy as np
 
+from polyjoule.analysis import steps as timeline
 from polyjoule.analysis.machine import Machine, Step
-from polyjoule.errors import ParameterRangeError, ResourceLimitError
+from polyjoule.errors import (
+    AssemblyError,
+    Kind,
+    NestError,
+    ParameterRangeError,
+    ProgramError,
+    Refused,
+    ResourceLimitError,
+)
 from polyjoule.model.workload import Workload
 from polyjoule.search import target as registry
-from polyjoule.search.mapspace import divisors
+from polyjoule.search.cost import Cost, Margin, Priced
+from polyjoule.search.gate import ProblemSet
+from polyjoule.search.mapspace import Mapspace, divisors
 from polyjoule.search.nest import (
-    Kind,
-    Nest,
-    Refused,
+    MapNest,
     check_coverage,
     check_sequential,
     peel_intrinsic,
     refuse,
 )
-from polyjoule.targets.tinytpu import act_machine, refmodel
-from polyjoule.targets.tinytpu.assembler import (
-    AssemblyError,
-    ProgramError,
-    assemble,
-    check_program,
-    expand,
-)
-from polyjoule.targets.tinytpu.isa import Instr, Op, Term
-from polyjoule.targets.tinytpu.nestgen import NestError, NestGen
+from polyjoule.targets.tinytpu import act_machine, fit, refmodel
+from polyjoule.targets.tinytpu.assembler import assemble, check_program, expand
+from polyjoule.targets.tinytpu.emit import emit
+from polyjoule.targets.tinytpu.isa import Instr
 from polyjoule.targets.tinytpu.params import ABI, Config
 from polyjoule.targets.tinytpu.programs import gemm_program
 
@@ -52,6 +55,8 @@ CAUSE_KIND: dict[str, Kind] = {
 RELIEVABLE = ("acc-split", "acc-position", "ar-distance", "AGU_TERMS")
 #: the build of every published figure
 PUBLISHED = Config(MAXDIM=16)
+#: the cost, lexicographic: modelled makespan, then dynamic data issues (ties only)
+OBJECTIVES = ("makespan", "emits")
 
 
 @dataclass(frozen=True)
@@ -153,12 +158,15 @@ class Lowered:
         return iter(self.instrs)
 
 
-class TinyTPUTarget(registry.Target):
+class TinyTPUTarget:
     """The five questions answered for one TinyTPU-isa build (default: the published one)."""
 
     name = "tinytpu-isa"
+    objectives = OBJECTIVES
     cause_kinds = CAUSE_KIND
     relievable = RELIEVABLE
+    #: what a measured figure is (the cosim rows of the cost model's calibration)
+    measured_basis = "QD=8"
 
     def __init__(self, cfg: Config = PUBLISHED, name: str = "tinytpu-isa") -> None:
         self.cfg = cfg
@@ -170,7 +178,10 @@ class TinyTPUTarget(registry.Target):
         return (f"{self.name} (T={c.T}, MAXDIM={c.MAXDIM}, LOOP_DEPTH={c.LOOP_DEPTH}, "
                 f"AGU_TERMS={c.AGU_TERMS}, IMEM_SIZE={c.IMEM_SIZE})")
 
-    # --- question 1: the intrinsic
+    # --- question 1: the mapspace (exact tiles: every loop trip count divides)
+    def mapspace(self, workload: Workload, extents: Mapping[str, int]) -> Mapspace:
+        return Mapspace(tuple(self.intrinsics(workload, extents)), exact=True)
+
     def intrinsics(self, workload: Workload, extents: Mapping[str, int]
                    ) -> list[dict[str, int]]:
         """One ``mm`` tile per row count: rows x T (reduce) x T (columns)."""
@@ -183,7 +194,7 @@ class TinyTPUTarget(registry.Target):
                 for r in divisors(extents[ro.row]) if r <= cap]
 
     # --- structural causes (independent of emission)
-    def _structural(self, roles: Roles, emitted: Nest, rows: int,
+    def _structural(self, roles: Roles, emitted: MapNest, rows: int,
                     relieve: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
         found = []
         red = [i for i, lp in enumerate(emitted) if lp.rank == roles.reduce]
@@ -200,7 +211,7 @@ class TinyTPUTarget(registry.Target):
         return found
 
     def refusals(self, workload: Workload, extents: Mapping[str, int],
-                 nest: Nest) -> list[tuple[str, str]]:
+                 nest: MapNest) -> list[tuple[str, str]]:
         """Structural causes alone (acc-split, acc-position, ar-distance), never raising."""
         try:
             roles = roles_of(workload)
@@ -210,7 +221,7 @@ class TinyTPUTarget(registry.Target):
         return self._structural(roles, emitted, tile.get(roles.row, 1))
 
     # --- question 2: lower
-    def lower(self, workload: Workload, extents: Mapping[str, int], nest: Nest,
+    def lower(self, workload: Workload, extents: Mapping[str, int], nest: MapNest,
               relieve: frozenset[str] = frozenset()) -> Lowered:
         cfg = self.cfg
         if "AGU_TERMS" in relieve:
@@ -260,6 +271,31 @@ class TinyTPUTarget(registry.Target):
             program._cache["steps"] = act_machine.steps_of(program.instrs, program.cfg,
                                                            self._machine(program.cfg))
         return program._cache["steps"]  # type: ignore[return-value]
+
+    def price(self, program: Lowered, *, charge_control: bool = True) -> Priced:
+        """(makespan, emits) of the in-order schedule of the program's fetches;
+        ``charge_control=False`` drops loop/endloop fetches (the sequencer still runs)."""
+        steps = self.steps(program)
+        if not charge_control:
+            steps = [s for s in steps if not s.control]
+        tl = timeline.run(steps)
+        return Priced(Cost(OBJECTIVES, (tl.makespan, self.emits(program))), tl)
+
+    def margin(self, best: Cost, runner_up: Cost) -> Margin:
+        """Makespans of best and runner-up next to the makespan->cosim fit."""
+        return fit.margin(best["makespan"], runner_up["makespan"])
+
+    def notes(self) -> tuple[str, ...]:
+        return (fit.CAVEAT, "measured figures: cosim cycles of the QD=8-era rows, the "
+                "fit's calibration")
+
+    def problem_set(self) -> ProblemSet:
+        """The gate's twelve problems, with the published best makespans."""
+        from polyjoule.library.workloads import get
+        from polyjoule.search.search import Problem
+
+        return ProblemSet(tuple(Problem(get(w), dict(zip(get(w).ranks, s, strict=True)))
+                                for w, s in GATE_PROBLEMS), PUBLISHED_BEST)
 
     def emits(self, program: Lowered) -> int:
         """Dynamic data issues (loop/endloop excluded)."""
@@ -323,7 +359,7 @@ def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) 
     stream = program._cache.get("stream")
     if stream is None:
         return refmodel.run(list(program.instrs), A, B, C, program.cfg)
-    m = refmodel.Machine(A, B, C, program.cfg)
+    m = refmodel.MachineState(A, B, C, program.cfg)
     for x in stream:  # type: ignore[attr-defined]
         m.issue(x)
     return m.C
@@ -332,104 +368,6 @@ def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) 
 def _stream(program: Sequence[Instr], cfg: Config) -> list[tuple[int, ...]]:
     """The dynamic issues as (op, nr, f0..f3), without pcs or ivs."""
     return [(int(x.op), x.nr, *x.f) for x in expand(list(program), cfg)]
-
-
-def emit(workload: Workload, extents: Mapping[str, int], roles: Roles, emitted: Nest,
-         rows: int, pl: Placement, cfg: Config) -> list[Instr]:
-    """The program of a structurally accepted nest (sheet §7, emission rules).
-
-    The reduce loop splits the emitted loops into ``above`` and ``below`` (empty unless
-    acc-position was relieved). k=0 is peeled (``acc`` has no predicate): per term, one
-    overwriting pass over the ``below`` tiles, then ``Rt-1`` accumulating passes; then
-    one output pass. Activations are (re)staged right after the innermost row loop.
-    """
-    T, st = cfg.T, cfg.MAXDIM
-    row, red, col = roles.row, roles.reduce, roles.column
-    at = [i for i, lp in enumerate(emitted) if lp.rank == red]
-    if len(at) > 1:
-        raise NestError(f"{red} split over {len(at)} loops: no emission rule for a split "
-                        "accumulation")
-    if at:
-        above, rt, below = emitted[:at[0]], emitted[at[0]].factor, emitted[at[0] + 1:]
-    else:
-        above, rt, below = emitted, 1, ()
-    tiles = 1
-    for lp in below:
-        tiles *= lp.factor if lp.rank in (row, col) else 1
-    if rows * tiles > st:
-        raise NestError(f"{tiles} accumulator tiles of {rows} rows exceed one ar region "
-                        f"({st} rows)", "capacity")
-    row_at = [i for i, lp in enumerate(emitted) if lp.rank == row]
-    last_row = row_at[-1] if row_at else None
-    below_at = len(emitted) - len(below)
-    g = NestGen(cfg)
-
-    def stage_weights() -> None:
-        for _act, wgt in workload.contractions:
-            r0, cb, sp = pl.wgts[wgt]
-            lv = g.open(extents[col] // T)
-            g.emit(Op.DMA_LD, (1, r0, cb, sp), extents[red],
-                   [Term(2, lv, 1), Term(3, lv, st)])
-            g.close()
-
-    def stage_activations() -> None:
-        for act, _wgt in workload.contractions:
-            r0, cb, vr = pl.acts[act]
-            rterms = g.terms(1, row, rows)
-            lv = g.open(extents[red] // T)
-            g.emit(Op.DMA_LD, (2, r0, cb, vr), rows,
-                   [*rterms, Term(2, lv, 1), Term(3, lv, st)])
-            g.close()
-
-    def band(loops: Nest, at: int | None) -> int:
-        """Open ``loops`` (``emitted[at:]``); stage activations after the innermost row
-        loop when ``at`` is given; return how many were opened."""
-        for j, lp in enumerate(loops):
-            g.open(lp.factor, lp.rank)
-            if at is not None and at + j == last_row:
-                stage_activations()
-        return len(loops)
-
-    def close(n: int) -> None:
-        for _ in range(n):
-            g.close()
-
-    if last_row is None:
-        stage_activations()
-    stage_weights()
-    band(above, 0)
-    base = g.depth
-    for i, (act, wgt) in enumerate(workload.contractions):
-        vr, sp, ar = pl.acts[act][2], pl.wgts[wgt][2], pl.ar[i]
-        n = band(below, below_at)
-        g.emit(Op.MM, (vr, ar, 0, sp), rows,
-               [*g.tile_terms(1, (row, col), rows, base), *g.terms(3, col, st)])
-        close(n)
-        if rt > 1:
-            kl = g.open(rt - 1)
-            n = band(below, below_at)
-            g.emit(Op.MM, (vr + st, ar, 1, sp + T), rows,
-                   [Term(0, kl, st), *g.tile_terms(1, (row, col), rows, base),
-                    *g.terms(3, col, st), Term(3, kl, T)])
-            close(n)
-            g.close()
-    n = band(below, None)
-    res = pl.ar[0]
-    for i in range(1, len(workload.contractions)):
-        g.emit(Op.VADD, (res, res, pl.ar[i], 0), rows,
-               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base),
-                *g.tile_terms(2, (row, col), rows, base)])
-    for op in workload.epilogue:
-        if op != "relu":
-            raise NestError(f"epilogue {op!r} has no TinyTPU-isa instruction")
-        g.emit(Op.VRELU, (res, res, 0, 0), rows,
-               [*g.tile_terms(0, (row, col), rows, base), *g.tile_terms(1, (row, col), rows, base)])
-    g.emit(Op.MVOUT, (res, 0, 0, 0), rows,
-           [*g.tile_terms(0, (row, col), rows, base), *g.terms(1, row, rows),
-            *g.terms(2, col, 1)])
-    close(n)
-    close(len(above))
-    return g.done()
 
 
 def _register() -> TinyTPUTarget:

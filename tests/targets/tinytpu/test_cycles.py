@@ -2,7 +2,7 @@
 
 import pytest
 
-from polyjoule.targets.tinytpu.cycles import CALIBRATED, Timing, compare, estimate, simulate
+from polyjoule.targets.tinytpu.cycles import CALIBRATED, CycleTiming, compare, estimate, simulate
 from polyjoule.targets.tinytpu.isa import Instr, Op
 from polyjoule.targets.tinytpu.measured import (
     ALL,
@@ -45,7 +45,7 @@ def test_operand_burst_is_charged_once_and_shrinks_with_dma_words():
     wide = simulate(prog, Config(DMA_WORDS=16))
     assert (narrow.burst, wide.burst) == (16 * 16, 16)
     assert narrow.cycles - wide.cycles == pytest.approx(240, abs=5)
-    both = simulate(prog, Config(), Timing(longer_burst_only=False))
+    both = simulate(prog, Config(), CycleTiming(longer_burst_only=False))
     assert both.burst == 2 * narrow.burst
 
 

@@ -78,3 +78,46 @@ def test_bad_input_is_one_line_exit_2(args, needle):
     assert len(err) == 1 and err[0].startswith("polyjoule: error: ") and needle in err[0]
     assert "Traceback" not in r.output and r.exception is None or isinstance(
         r.exception, SystemExit)
+
+
+def test_json_names_the_objectives_and_the_targets_margin():
+    doc = json.loads(_run("gemm", "8x8x8", "--json", "--no-verify").stdout)
+    assert doc["objectives"] == ["makespan", "emits"]
+    assert doc["candidates"][0]["makespan"] == doc["chosen"]["cost"][0] == 115
+    m = doc["margin"]
+    assert m["unit"] == "cycles" and m["exceeds_error_bar"] and "worst residual" in m["basis"]
+
+
+class _Bare:
+    """A target answering only the required questions (exact 2x2x2 tiles, cost = loops)."""
+
+    name = "bare"
+    objectives = ("loops",)
+
+    def mapspace(self, workload, extents):
+        from polyjoule.search.mapspace import Mapspace
+
+        return Mapspace(({"M": 2, "K": 2, "N": 2},), exact=False)
+
+    def lower(self, workload, extents, nest, relieve=frozenset()):
+        return nest
+
+    def price(self, program, *, charge_control=True):
+        from polyjoule.search.cost import Cost, Priced
+
+        return Priced(Cost(self.objectives, (len(program),)))
+
+    def verify(self, workload, extents, program, seed=0):
+        return True
+
+
+def test_a_target_with_only_the_required_questions():
+    from polyjoule.search import target
+
+    target.register(_Bare())
+    r = _run("gemm", "5x3x2", "--target", "bare", "--top", "2")
+    assert r.exit_code == 0, r.output
+    assert "gemm 5x3x2 on bare" in r.output and "by (loops)" in r.output
+    assert "bare has no error bar" in r.output
+    r = _run("--gate", "--target", "bare")
+    assert r.exit_code == 2 and "bare publishes no problem set" in r.stderr
