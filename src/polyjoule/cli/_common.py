@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import typer
@@ -60,3 +61,30 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
         return tuple(int(p) for p in parts)
     except ValueError:
         raise SpecError(f"{what}: {text!r} is not a list of integers") from None
+
+
+MACHINE_HELP = ("The target's machine: a shipped declaration by name or a declaration YAML "
+                "file (default: the target's default machine; listed in docs).")
+
+
+@contextmanager
+def machine_target(target: str | None, machine: str | None, echo: bool = True
+                   ) -> Iterator[None]:
+    """Run a search command on the target ``target`` declared by ``machine``.
+
+    The target is re-registered on that machine for the command's duration and restored
+    after, so the search, census and TOSA paths need no change. ``echo`` prints the
+    machine's header line first (off for JSON output).
+    """
+    from polyjoule.search import target as targets
+
+    before = targets.get(target or targets.default_name())
+    chosen = targets.on_machine(before, machine)
+    header = targets.machine_header(chosen)
+    if echo and header:
+        typer.echo(f"# {header}")
+    targets.register(chosen)
+    try:
+        yield
+    finally:
+        targets.register(before)

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from polyjoule.cli._common import handles_errors
-from polyjoule.cli.tinytpu import MACHINE_HELP
+from polyjoule.cli.tinytpu import BUILD_HELP
 from polyjoule.errors import SpecError, ValidationMismatch
 
 STATUSES = ("CORRECT", "KNOWN GAP", "WRONG", "REJECTED", "NOT MAPPED", "SKIPPED")
@@ -116,7 +116,7 @@ def judge_cmd(
                                       "JSON file."),
     program: Path | None = typer.Argument(None, help="Program (.tasm/.thex); default: the "
                                           "mapper's best for the spec."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     list_: bool = typer.Option(False, "--list", help="List the corpus specs."),
     all_: bool = typer.Option(False, "--corpus", help="Grade the whole corpus in one table."),
     seed: int = typer.Option(0, "--seed", help="Seed of the operand and prefill draws."),

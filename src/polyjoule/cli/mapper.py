@@ -11,8 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from polyjoule.cli._common import handles_errors
-from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
+from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
 from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
 
 EVIDENCE = ("evidence: encodable = passes the checker and the reference model agrees with "
@@ -308,7 +307,7 @@ def map_cmd(
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
-    with machine_target(machine, echo=not as_json):
+    with machine_target(target, machine, echo=not as_json):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa)
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -18,7 +16,7 @@ tinytpu_app = typer.Typer(
     no_args_is_help=True,
 )
 
-MACHINE_HELP = ("Build: a shipped name (maxdim16 = the default, maxdim64, t8, agu4, depth6, "
+BUILD_HELP = ("Build: a shipped name (maxdim16 = the default, maxdim64, t8, agu4, depth6, "
                 "agu4-depth6-imem104) or a build YAML file.")
 CONFIG_HELP = ("Override build parameters as NAME=VALUE,... (T, MAXDIM, QD, DMA_WORDS, IMEM_SIZE, "
                "LOOP_DEPTH, AGU_TERMS, AR_RAW_DIST, MAXROWS, SPAD_ROWS, NVR, NAR).")
@@ -52,7 +50,7 @@ def _in_file(path: Path, fn, *args):
 @handles_errors
 def disasm_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Print a program readably: pc, loops indented, AGU terms as 'f3 += iv0*64'."""
@@ -66,7 +64,7 @@ def disasm_cmd(
 @handles_errors
 def check_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
@@ -93,7 +91,7 @@ def _gemm_tag(path: Path) -> tuple[int, int, int, bool] | None:
 @handles_errors
 def run_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed for random int8 A and B (when no .npy)."),
     full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
@@ -181,7 +179,7 @@ def _shape(text: str) -> tuple[int, int, int]:
 @handles_errors
 def cycles_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
@@ -210,7 +208,7 @@ def gen_gemm_cmd(
                                 "(.tasm or .thex)."),
     relu: bool = typer.Option(False, "--relu", help="Apply relu before the output."),
     flat: bool = typer.Option(False, "--flat", help="Fully unrolled (absolute addresses)."),
-    machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Write the shipped tiled GEMM (sheet §12) as a program file."""
@@ -234,25 +232,3 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tinytpu_app)
 
 
-@contextmanager
-def machine_target(machine: str | None, echo: bool = True) -> Iterator[None]:
-    """Run a mapper command (``map``, ``map --tosa``, ``import``) on the build ``--machine``.
-
-    The ``tinytpu-isa`` target is re-registered for that build for the command's
-    duration and restored after, so the search, census and TOSA paths need no change.
-    ``echo`` prints the build header first (off for JSON output).
-    """
-    from polyjoule.search import target as targets
-    from polyjoule.targets.tinytpu import builds
-    from polyjoule.targets.tinytpu.target import TinyTPUTarget
-
-    build = builds.load(machine)
-    if echo:
-        typer.echo(f"# {build.header()}")
-    before = targets.get("tinytpu-isa")
-    if machine is not None:
-        targets.register(TinyTPUTarget(build.cfg))
-    try:
-        yield
-    finally:
-        targets.register(before)

@@ -18,8 +18,7 @@ from typing import Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_ints
-from polyjoule.cli.tinytpu import MACHINE_HELP, machine_target
+from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target, parse_ints
 from polyjoule.errors import PolyjouleError, SpecError
 
 TCPA = "tcpa"
@@ -217,7 +216,7 @@ def import_model(
         emit.write_text(str(mlir))
     if target == TCPA:
         raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
-    with machine_target(machine, echo=not as_json):
+    with machine_target(TARGET, machine, echo=not as_json):
         code = report(from_module(mlir), model, top=top, as_json=as_json)
     raise typer.Exit(code)
 

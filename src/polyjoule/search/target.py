@@ -96,6 +96,25 @@ def describe(target: Target) -> str:
     return fn() if fn else target.name
 
 
+def on_machine(target: Target, machine: str | None) -> Target:
+    """The target on another machine declaration (``--machine``: a shipped name or a file).
+
+    ``None`` is the target's default machine. A target without declarations refuses one.
+    """
+    fn = getattr(target, "on_machine", None)
+    if fn is None:
+        if machine is None:
+            return target
+        raise SpecError(f"--machine: target {target.name} takes no machine declaration")
+    return fn(machine)
+
+
+def machine_header(target: Target) -> str | None:
+    """The line a command prints first so that every figure names its machine, if any."""
+    fn = getattr(target, "machine_header", None)
+    return fn() if fn else None
+
+
 def margin(target: Target, best: Cost, runner_up: Cost) -> Margin | None:
     """Best vs runner-up next to the target's error bar; None without one."""
     fn = getattr(target, "margin", None)

@@ -158,6 +158,12 @@ class Lowered:
         return iter(self.instrs)
 
 
+def _default_build_name() -> str:
+    from polyjoule.targets.tinytpu.builds import DEFAULT_NAME
+
+    return DEFAULT_NAME
+
+
 class TinyTPUTarget:
     """The five questions answered for one TinyTPU-isa build (default: the published one)."""
 
@@ -168,10 +174,24 @@ class TinyTPUTarget:
     #: what a measured figure is (the cosim rows of the cost model's calibration)
     measured_basis = "QD=8"
 
-    def __init__(self, cfg: Config = PUBLISHED, name: str = "tinytpu-isa") -> None:
+    def __init__(self, cfg: Config = PUBLISHED, name: str = "tinytpu-isa",
+                 build_name: str | None = None) -> None:
         self.cfg = cfg
         self.name = name
+        self.build_name = build_name or _default_build_name()
         self._machines: dict[Config, Machine] = {}
+
+    def on_machine(self, machine: str | None) -> TinyTPUTarget:
+        """This target on the build ``machine`` (a shipped name or a build file)."""
+        from polyjoule.targets.tinytpu import builds
+
+        build = builds.load(machine)
+        return TinyTPUTarget(build.cfg, self.name, build.name)
+
+    def machine_header(self) -> str:
+        from polyjoule.targets.tinytpu.builds import Build
+
+        return Build(self.build_name, self.cfg).header()
 
     def describe(self) -> str:
         c = self.cfg
