@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from polyjoule.errors import SpecError
+
 COMPONENTS = ("pe", "register_file", "fifo", "io_buffer")
 BORDERS = ("north", "south", "west", "east")
 SHIPPED = "tcpa-45nm.yaml"
@@ -101,14 +103,21 @@ class DeclarationSpec(_Strict):
     energy: dict[str, Any] = Field(default_factory=dict)
 
 
-def _is_sourced(x: Any) -> bool:
-    return isinstance(x, dict) and "value" in x and set(x) <= {"value", "source"}
+def _is_sourced(x: Any, where: str) -> bool:
+    """Whether ``x`` is a ``{value, source}`` pair (any other key next to value: an error)."""
+    if not (isinstance(x, dict) and "value" in x):
+        return False
+    extra = sorted(str(k) for k in set(x) - {"value", "source"})
+    if extra:
+        raise SpecError(f"{where}: unknown key {extra[0]!r} next to value "
+                        "(a value with its source is {value: ..., source: \"...\"})")
+    return True
 
 
 def split_sources(data: Any, bare: str, at: str = "") -> tuple[Any, dict[str, str]]:
     """``data`` with every ``{value, source}`` replaced by its value, and the sources by
     field path (``pe.fd_depth``); a bare value's source is ``bare``. ``energy`` is kept."""
-    if _is_sourced(data):
+    if _is_sourced(data, f"{bare}: {at}"):
         return data["value"], {at: str(data.get("source", bare))}
     if not isinstance(data, dict):
         return data, ({at: bare} if at and isinstance(data, int | float) else {})
