@@ -131,6 +131,8 @@ BAD = [
     ("clock_mhz: .nan", "clock_mhz"),
     ("components: {pe: {area_um2: -1.0}}", "components.pe.area_um2"),
     ("version: 3", "version"),
+    ("io_buffers: {}", "io_buffers"),
+    ("pe: {fd_depth: {value: 4, source: x, extra: 1}}", "pe.fd_depth: unknown key 'extra'"),
 ]
 
 

@@ -78,6 +78,12 @@ class _BuffersSpec(_Strict):
     def _known(cls, data: Any) -> Any:
         return _only(data, "border", BORDERS)
 
+    @model_validator(mode="after")
+    def _some(self) -> _BuffersSpec:
+        if all(getattr(self, b) is None for b in BORDERS):
+            raise ValueError(f"an array needs at least one I/O buffer (borders: {', '.join(BORDERS)})")
+        return self
+
     north: _BufferSpec | None = None
     south: _BufferSpec | None = None
     west: _BufferSpec | None = None
