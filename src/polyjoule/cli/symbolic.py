@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
     def analyze(
         kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
-                                  "or an array declaration file (docs/model.md)."),
+                                  "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
@@ -83,6 +83,7 @@ def register(app: typer.Typer) -> None:
                 energy_table=table, values=values)
         r = a.evaluate(values)
         extra = _schedule(a, values)
+        extra.update(_power(array, a, r, values, extra))
         if as_json:
             out = r.to_json()
             out.update({"kernel": k.name, "array": list(a.array), "energy_table": table.name,
@@ -122,6 +123,19 @@ def _schedule(a: object, values: dict[str, int]) -> dict[str, object]:
     return kernel_latency(a, values)
 
 
+def _power(array: str, a: Any, r: Any, values: dict[str, int], extra: dict) -> dict[str, object]:
+    """Static energy, power and throughput at the declared clock (``docs/arch.md``)."""
+    from polyjoule.targets.tcpa.array import array_of
+    from polyjoule.targets.tcpa.power import power_summary
+
+    if "latency_cycles" not in extra:
+        return {}
+    decl = array_of(array)
+    s = power_summary(decl, extra["latency_cycles"], r.energy_pj["total"],
+                      sum(r.counts["ops"].values()), a.counts(values)["work"])
+    return {"clock_mhz": decl.clock_mhz, **s.to_json()}
+
+
 def _print(k: Kernel, a, r, extra: dict) -> None:  # type: ignore[no-untyped-def]
     console = Console()
     t = Table(title=f"{k.name} on a {a.array[0]}x{a.array[1]} array "
@@ -153,5 +167,13 @@ def _print(k: Kernel, a, r, extra: dict) -> None:  # type: ignore[no-untyped-def
                              f"latency {ph['latency_cycles']:,} cycles"))
     if len(extra.get("schedule", [])) > 1:
         console.print(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
+    if "static_pj" in extra:
+        per_op = extra["energy_per_op_pj"]
+        console.print(f"static {extra['static_pj']:,.1f} pJ (" + ", ".join(
+            f"{c} {v:,.1f}" for c, v in extra["static_pj_by_component"].items())
+            + f"), dynamic {extra['dynamic_pj']:,.1f} pJ, total {extra['total_pj']:,.1f} pJ; "
+            f"{extra['power_mw']:.3f} mW at {extra['clock_mhz']:g} MHz, "
+            f"{extra['throughput_ips']:,.4g} iterations/s"
+            + (f", {per_op:.3f} pJ/op" if per_op is not None else ""))
     console.print(f"derived in {a.derive_seconds:.3f} s "
                   f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")

@@ -1,7 +1,9 @@
-"""A processor array (TCPA) as data: its PE grid and its energy table.
+"""A processor array (TCPA) as data: its grid, its PE resources, buffers, clock and costs.
 
-An array is a declaration, not code: ``--array 8x8`` (the default 45 nm table) or
-``--array my-array.yaml``::
+An array is a declaration, not code (``docs/arch.md``): ``--array 8x8`` is the shipped
+declaration (``library/data/arch/tcpa-45nm.yaml``) with an 8x8 grid; ``--array FILE.yaml``
+is that declaration with the file's values laid over it. A version-1 file (grid and
+energy overrides only) keeps loading::
 
     version: 1
     name: tcpa-4x4-lowpower
@@ -17,52 +19,171 @@ DRAM (DR) sits behind them (``docs/model.md``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.targets.tcpa.declaration import (
+    SHIPPED,
+    DeclarationSpec,
+    overlay,
+    shipped,
+    split_sources,
+)
 from polyjoule.targets.tcpa.energy import EnergyTable, default_table
 
 
-class _ArraySpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    version: int = 1
-    name: str = "array"
-    rows: int = Field(ge=1, le=4096)
-    cols: int = Field(ge=1, le=4096)
-    energy: dict[str, Any] = Field(default_factory=dict)
+@dataclass(frozen=True)
+class PEResources:
+    """Storage and ports of one PE, in words (the capacities the schedule must fit)."""
+
+    rd_registers: int  # RD general-purpose registers
+    fd_fifos: int  # FD feedback FIFOs
+    fd_depth: int  # words per FD FIFO
+    id_ports: int  # ID input port registers
+    od_ports: int  # OD output port registers
+
+    @property
+    def register_words(self) -> int:
+        """Words of register file: RD plus the ID/OD port registers."""
+        return self.rd_registers + self.id_ports + self.od_ports
+
+    @property
+    def fifo_words(self) -> int:
+        return self.fd_fifos * self.fd_depth
+
+
+@dataclass(frozen=True)
+class IOBuffer:
+    """The I/O buffer on one border of the grid."""
+
+    border: str  # north, south, west or east
+    capacity_words: int
+    bandwidth_words_per_cycle: float
+
+
+@dataclass(frozen=True)
+class ComponentCost:
+    """Area and leakage power of one instance of a component (``docs/arch.md``)."""
+
+    area_um2: float
+    leakage_uw: float
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """What a mapping must fit in, with units in the names (for capacity rules)."""
+
+    rd_count: int  # RD registers per PE
+    fd_count: int  # FD FIFOs per PE
+    fd_depth_words: int  # words per FD FIFO
+    iob_capacity_words: Mapping[str, int]  # per border
+    iob_bandwidth_words_per_cycle: Mapping[str, float]  # per border
+    dram_bandwidth_words_per_cycle: float  # for the data type asked
 
 
 @dataclass(frozen=True)
 class ProcessorArray:
-    """A rows x cols grid of PEs and the energies of its memories and operations."""
+    """A rows x cols grid of PEs: resources, clock, costs and energies, each with a source."""
 
     name: str
     rows: int
     cols: int
     energy: EnergyTable
+    pe: PEResources
+    io_buffers: tuple[IOBuffer, ...]
+    dram_bandwidth_gb_per_s: float
+    word_bits: Mapping[str, int]
+    clock_mhz: float
+    components: Mapping[str, ComponentCost]
+    sources: Mapping[str, str]  # field path (``pe.fd_depth``) -> where the value comes from
 
     @property
     def shape(self) -> tuple[int, int]:
         return (self.rows, self.cols)
 
+    @property
+    def n_pes(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def cycle_seconds(self) -> float:
+        return 1e-6 / self.clock_mhz
+
+    def bits(self, dtype: str) -> int:
+        try:
+            return self.word_bits[dtype]
+        except KeyError:
+            raise SpecError(f"array {self.name!r}: no word width for data type {dtype!r} "
+                            f"(declared: {', '.join(self.word_bits)})") from None
+
+    def access_pj(self, cls: str, dtype: str) -> float:
+        """pJ of one access to class ``cls`` of a word of ``dtype``."""
+        return self.energy.access(cls, self.bits(dtype))
+
+    def capacities(self, dtype: str = "fp32") -> Capacities:
+        words_per_s = self.dram_bandwidth_gb_per_s * 1e9 * 8 / self.bits(dtype)
+        return Capacities(
+            self.pe.rd_registers, self.pe.fd_fifos, self.pe.fd_depth,
+            {b.border: b.capacity_words for b in self.io_buffers},
+            {b.border: b.bandwidth_words_per_cycle for b in self.io_buffers},
+            words_per_s * self.cycle_seconds)
+
+
+def _build(spec: DeclarationSpec, sources: dict[str, str], table: EnergyTable,
+           where: str) -> ProcessorArray:
+    """The machine of a validated declaration; data types must have op energies."""
+    for dt in spec.word_bits:
+        if dt not in table.op_pj:
+            raise SpecError(f"{where}: word_bits.{dt}: no op energies for this data type "
+                            f"(known: {', '.join(table.op_pj)})")
+    pe = PEResources(**spec.pe.model_dump())
+    buffers = tuple(IOBuffer(b, **s.model_dump())
+                    for b, s in spec.io_buffers if s is not None)
+    costs = {c: ComponentCost(**s.model_dump()) for c, s in spec.components}
+    return ProcessorArray(spec.name, spec.rows, spec.cols, table, pe, buffers,
+                          spec.dram.bandwidth_gb_per_s, dict(spec.word_bits), spec.clock_mhz,
+                          costs, sources)
+
+
+def declaration(data: Any, where: str) -> ProcessorArray:
+    """The array of a parsed declaration ``data`` laid over the shipped one."""
+    if not isinstance(data, dict):
+        raise SpecError(f"{where}: expected a mapping with rows and cols (docs/arch.md)")
+    base, base_src = split_sources(shipped(), f"<{SHIPPED}>")
+    for k in ("rows", "cols", "name", "version"):
+        base.pop(k, None)
+    plain, user_src = split_sources(data, where)
+    if "io_buffers" in plain:
+        base_src = {k: v for k, v in base_src.items() if not k.startswith("io_buffers.")}
+    try:
+        spec = DeclarationSpec.model_validate(overlay(base, plain))
+    except ValidationError as e:
+        raise validation_error(e, where) from None
+    table = default_table()
+    if spec.energy:
+        table = table.merged(spec.energy, f"{where}: energy")
+    return _build(spec, {**base_src, **user_src}, table, where)
+
 
 def load_array(path: str | Path) -> ProcessorArray:
     """An array declaration file; errors name the file and the field."""
     p = Path(path)
-    data = read_yaml(p)
-    try:
-        spec = _ArraySpec.model_validate(data)
-    except ValidationError as e:
-        raise validation_error(e, p) from None
-    table = default_table()
-    if spec.energy:
-        table = table.merged(spec.energy, f"{p}: energy")
-    return ProcessorArray(spec.name, spec.rows, spec.cols, table)
+    return declaration(read_yaml(p), str(p))
+
+
+def default_array(shape: tuple[int, int] | None = None, where: str = "--array") -> ProcessorArray:
+    """The shipped declaration, with the grid ``shape`` (rows, cols) when given."""
+    data = shipped()
+    if shape is None:
+        return declaration(data, f"<{SHIPPED}>")
+    rows, cols = shape
+    return declaration({**data, "rows": rows, "cols": cols, "name": f"{rows}x{cols}"}, where)
 
 
 def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
@@ -80,8 +201,8 @@ def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
 
 
 def array_of(text: str) -> ProcessorArray:
-    """``ROWSxCOLS`` (1-D: ``C`` or ``1xC``) with the default table, or a declaration file."""
+    """``ROWSxCOLS`` (1-D: ``C`` or ``1xC``): the shipped declaration with that grid; or a
+    declaration file."""
     if text.endswith((".yaml", ".yml")) or Path(text).is_file():
         return load_array(text)
-    rows, cols = parse_shape(text)
-    return ProcessorArray(f"{rows}x{cols}", rows, cols, default_table())
+    return default_array(parse_shape(text))

@@ -2,12 +2,18 @@
 
 The default 45 nm table ships as data (``data/energy_45nm.yaml``), every value with its
 source. A user file overrides any subset of values; unknown keys are errors naming the file.
+
+``access_pj`` holds the energy of a 32-bit access; ``access_pj_by_bits`` the energy of an
+access of another word width. A width without an entry scales the 32-bit value linearly
+(bits / 32), and a file that overrides a class's 32-bit value without giving its widths
+drops the shipped width entries of that class, so the widths follow the new value.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,7 @@ class _Table(BaseModel):
     version: int = 1
     name: str = "user table"
     access_pj: dict[str, _Entry | float] = {}
+    access_pj_by_bits: dict[str, dict[int, _Entry | float]] = {}
     op_pj: dict[str, dict[str, _Entry | float]] = {}
 
 
@@ -42,6 +49,14 @@ class EnergyTable:
     access_pj: Mapping[str, float]
     op_pj: Mapping[str, Mapping[str, float]]
     sources: Mapping[str, str]
+    access_bits_pj: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
+
+    def access(self, cls: str, bits: int = 32) -> float:
+        """pJ of one access of a ``bits``-wide word to class ``cls``."""
+        if bits == 32:
+            return self.access_pj[cls]
+        given = self.access_bits_pj.get(cls, {})
+        return given[bits] if bits in given else self.access_pj[cls] * bits / 32
 
     def op(self, dtype: str, op: str) -> float:
         try:
@@ -56,25 +71,42 @@ class EnergyTable:
         except ValidationError as e:
             raise validation_error(e, where) from None
         access = dict(self.access_pj)
+        widths = {k: dict(v) for k, v in self.access_bits_pj.items()}
         ops = {k: dict(v) for k, v in self.op_pj.items()}
         sources = dict(self.sources)
         for k, e in t.access_pj.items():
-            if k not in CLASSES:
-                raise SpecError(f"{where}: access_pj.{k}: unknown location class (known: {', '.join(CLASSES)})")
-            v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
-            if v < 0:
-                raise SpecError(f"{where}: access_pj.{k}: negative energy {v}")
-            access[k] = v
-            sources[f"access.{k}"] = src if where == "<default>" else f"{where}: {src}"
+            access[k] = _value(e, f"{where}: access_pj.{k}", k)
+            sources[f"access.{k}"] = _source(e, where)
+            if k not in t.access_pj_by_bits:
+                widths.pop(k, None)  # the shipped widths described the replaced value
+        for k, entries in t.access_pj_by_bits.items():
+            for bits, e in entries.items():
+                at = f"{where}: access_pj_by_bits.{k}.{bits}"
+                if bits < 8 or bits % 8:
+                    raise SpecError(f"{at}: word width {bits} is not a positive multiple of 8")
+                widths.setdefault(k, {})[bits] = _value(e, at, k)
+                sources[f"access.{k}.{bits}b"] = _source(e, where)
         for dt, entries in t.op_pj.items():
             for op, e in entries.items():
-                v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
-                if v < 0:
-                    raise SpecError(f"{where}: op_pj.{dt}.{op}: negative energy {v}")
-                ops.setdefault(dt, {})[op] = v
-                sources[f"op.{dt}.{op}"] = src if where == "<default>" else f"{where}: {src}"
+                ops.setdefault(dt, {})[op] = _value(e, f"{where}: op_pj.{dt}.{op}")
+                sources[f"op.{dt}.{op}"] = _source(e, where)
         name = t.name if where == "<default>" else f"{self.name} + {Path(where).name}"
-        return EnergyTable(name, access, ops, sources)
+        return EnergyTable(name, access, ops, sources, widths)
+
+
+def _value(e: _Entry | float, at: str, cls: str | None = None) -> float:
+    """The energy of one entry: a known class (when ``cls``), finite and not negative."""
+    if cls is not None and cls not in CLASSES:
+        raise SpecError(f"{at}: unknown location class (known: {', '.join(CLASSES)})")
+    v = e.value if isinstance(e, _Entry) else float(e)
+    if not math.isfinite(v) or v < 0:
+        raise SpecError(f"{at}: energy {v} is not a finite value >= 0")
+    return v
+
+
+def _source(e: _Entry | float, where: str) -> str:
+    src = e.source if isinstance(e, _Entry) else "user file"
+    return src if where == "<default>" else f"{where}: {src}"
 
 
 def default_table() -> EnergyTable:
