@@ -9,6 +9,7 @@ is fetched. Markup lives in Jinja2 templates beside this module; Python computes
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -40,9 +41,14 @@ def energy_text(pj: float) -> str:
     return f"{pj:.3g} pJ"
 
 
+def _mathml(expr: sympy.Basic) -> str:
+    """Presentation MathML with a visible product dot: ``NI NK`` must not read ``NINK``."""
+    return mathml(expr, printer="presentation").replace("&InvisibleTimes;", "&#8901;")
+
+
 def math(expr: sympy.Basic) -> Markup:
     """``expr`` as inline presentation MathML."""
-    body = mathml(expr, printer="presentation")
+    body = _mathml(expr)
     return Markup(f'<math display="inline">{body}</math>')  # noqa: S704 - sympy's printer escapes
 
 
@@ -65,8 +71,8 @@ def formula_math(f: Any, pra: Any, groups: Any) -> Markup:
     if len(pieces) == 1:
         return math(pieces[0][0])
     rows = "".join(
-        f"<mtr><mtd>{mathml(e, printer='presentation')}</mtd><mtd><mtext>if&#160;</mtext>"
-        f"{mathml(c, printer='presentation')}</mtd></mtr>" for e, c in pieces)
+        f"<mtr><mtd>{_mathml(e)}</mtd><mtd><mtext>if&#160;</mtext>{_mathml(c)}</mtd></mtr>"
+        for e, c in pieces)
     rows += "<mtr><mtd><mn>0</mn></mtd><mtd><mtext>otherwise</mtext></mtd></mtr>"
     return Markup(f'<math display="inline"><mrow><mo>{{</mo><mtable columnalign="left">'  # noqa: S704
                   f"{rows}</mtable></mrow></math>")
@@ -134,6 +140,27 @@ def _energy(a: Any, r: Any, values: Mapping[str, int]) -> dict[str, Any]:
             "multi": len(a.phases) > 1}
 
 
+_FUNCTIONS = {"Mod", "floor", "ceiling", "Max", "Min", "Abs", "Piecewise", "True", "False"}
+#: A longer formula is shown as text in a details element: as MathML it would fill pages.
+MAX_RENDERED = 400
+
+
+def _parse(text: str) -> sympy.Expr:
+    """A schedule formula's text back as sympy, every other name a symbol (``N`` too)."""
+    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)) - _FUNCTIONS
+    return sympy.sympify(text, locals={n: sympy.Symbol(n) for n in names})
+
+
+def _formula(text: str) -> Markup | None:
+    """MathML of a schedule formula, or ``None`` (the template shows the text instead)."""
+    if len(text) > MAX_RENDERED:
+        return None
+    try:
+        return math(_parse(text))
+    except (sympy.SympifyError, SyntaxError, TypeError, ValueError):
+        return None
+
+
 def _schedule(a: Any, values: Mapping[str, int]) -> dict[str, Any]:
     """Per phase: order, ``lambda_J``/``lambda_K``, ``L_c``, latency and its formula."""
     from polyjoule.analysis.latency import kernel_latency
@@ -144,10 +171,9 @@ def _schedule(a: Any, values: Mapping[str, int]) -> dict[str, Any]:
         return {"error": str(e), "phases": [], "latency": None}
     phases = []
     for ph in lat["schedule"]:
-        formula = sympy.sympify(ph["latency_formula"])
-        phases.append({**ph, "math": math(formula),
-                       "lambda_J_math": [math(sympy.sympify(x)) for x in ph["lambda_J_symbolic"]],
-                       "lambda_K_math": [math(sympy.sympify(x)) for x in ph["lambda_K_symbolic"]]})
+        phases.append({**ph, "math": _formula(ph["latency_formula"]),
+                       "lambda_J_math": [_formula(x) or x for x in ph["lambda_J_symbolic"]],
+                       "lambda_K_math": [_formula(x) or x for x in ph["lambda_K_symbolic"]]})
     return {"error": "", "phases": phases, "latency": lat["latency_cycles"]}
 
 
