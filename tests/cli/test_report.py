@@ -86,8 +86,12 @@ def test_worked_example_rendered_in_chromium(tmp_path: Path):
     pixels = image.imread(png)
     assert pixels.shape[:2] == (7000, 1280)
     assert len(np.unique(pixels[::4, ::4, :3].reshape(-1, 3), axis=0)) > 50
-    # the arrows and classes were painted: FD blue and ID orange pixels are on screen
-    assert _near(pixels, "#1f77b4") > 500 and _near(pixels, "#e8710a") > 200
+    # inside the S10 picture the arrows were painted: FD blue, ID orange, dark points
+    x, y, w, h = (round(v) for v in panel["box"])
+    picture = pixels[y:y + h, x:x + w]
+    blue, orange, dark = (_near(picture, c) for c in ("#1f77b4", "#e8710a", "#1d2430"))
+    assert blue > 12 * 60 and orange > 4 * 60 and dark > 20 * 30, (blue, orange, dark)
+    assert abs(blue / orange - 3) < 0.3  # 12 FD arrows to 4 ID arrows, all of one length
 
 
 def test_report_of_a_yaml_kernel_with_a_dataset(tmp_path: Path):

@@ -180,7 +180,7 @@ def panel(pra: PRA, s: Statement, values: Mapping[str, int], sizes: Sequence[int
     labels.append({"x": MARGIN + CELL * ncol / 2, "y": 18, "text": f"{names[plane[-1]]} →",
                    "anchor": "middle"})
     if len(plane) == 2:
-        labels.append({"x": 14, "y": MARGIN + CELL * nrow / 2, "text": f"{names[plane[0]]} ↓",
+        labels.append({"x": 20, "y": MARGIN + CELL * nrow / 2, "text": f"{names[plane[0]]} ↓",
                        "anchor": "middle"})
     fixed = ", ".join(f"{names[l]} = {v}" for l, v in
                       zip([l for l in range(pra.n) if l not in plane], other, strict=True))
