@@ -53,10 +53,10 @@ def edges(pra: PRA, tiled: Sequence[bool]) -> list[Edge]:
     out = []
     for s in pra.statements:
         if s.kind == "input":
-            out.append(Edge(f"T:{s.tensor}", s.id, None, "DR", str(s.tensor)))
+            out.append(Edge(f"in:{s.tensor}", s.id, None, "DR", str(s.tensor)))
             continue
         if s.kind == "output":
-            out.append(Edge(s.id, f"T:{s.tensor}", None, "DR", str(s.tensor)))
+            out.append(Edge(s.id, f"out:{s.tensor}", None, "DR", str(s.tensor)))
         classes = _classes(s, tiled) if s.kind == "transport" else ["RD"]
         dep = s.dep if s.kind == "transport" else None
         for v in s.reads:
@@ -80,7 +80,7 @@ def _layers(names: list[str], es: list[Edge]) -> dict[str, int]:
         for n in ready:
             layer[n] = 1 + max((layer[p] for p in preds[n] if p in layer), default=-1)
             todo.remove(n)
-    outputs = [n for n in names if n.startswith("T:") and preds[n]]
+    outputs = [n for n in names if n.startswith("out:")]
     last = max(layer.values(), default=0)
     for n in outputs:
         layer[n] = last + 1 if any(layer[m] == last and m not in outputs for m in names) else last
@@ -109,9 +109,14 @@ def _order(by_layer: list[list[str]], es: list[Edge]) -> None:
             pos.update({n: k for k, n in enumerate(row)})
 
 
+def _is_tensor(name: str) -> bool:
+    """Tensor nodes are ``in:A`` and ``out:C`` (an inout tensor is both, on either side)."""
+    return name.startswith(("in:", "out:"))
+
+
 def _label(pra: PRA, name: str) -> str:
-    if name.startswith("T:"):
-        return name[2:]
+    if _is_tensor(name):
+        return name.split(":", 1)[1]
     s = next(s for s in pra.statements if s.id == name)
     return f"{s.id}: {s.text}"
 
@@ -148,9 +153,9 @@ def _merged(es: list[Edge]) -> dict[tuple[str, str], list[Edge]]:
 def layout(pra: PRA, tiled: Sequence[bool]) -> Graph:
     """Nodes placed by layer and order; edges as arcs (loop-carried ones bent aside)."""
     es = edges(pra, tiled)
-    names = list(dict.fromkeys([f"T:{s.tensor}" for s in pra.statements if s.kind == "input"]
+    names = list(dict.fromkeys([f"in:{s.tensor}" for s in pra.statements if s.kind == "input"]
                                + [s.id for s in pra.statements]
-                               + [f"T:{s.tensor}" for s in pra.statements if s.kind == "output"]))
+                               + [f"out:{s.tensor}" for s in pra.statements if s.kind == "output"]))
     layer = _layers(names, es)
     by_layer = [[n for n in names if layer[n] == k] for k in range(max(layer.values()) + 1)]
     _order(by_layer, es)
@@ -161,7 +166,7 @@ def layout(pra: PRA, tiled: Sequence[bool]) -> Graph:
         x = 20 + (full - sum(widths[n] for n in row) - GAP * (len(row) - 1)) / 2
         for n in row:
             nodes[n] = {"id": n, "x": x, "y": 20 + ROW * k, "w": widths[n], "cx": x + widths[n] / 2,
-                        "label": _label(pra, n), "tensor": n.startswith("T:")}
+                        "label": _label(pra, n), "tensor": _is_tensor(n)}
             x += widths[n] + GAP
     drawn, labelled = [], set()
     for (source, target), group in _merged(es).items():
