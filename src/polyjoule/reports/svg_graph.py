@@ -97,15 +97,17 @@ class Graph:
     edges: list[dict]
 
 
+def _barycentre(n: str, es: list[Edge], pos: dict[str, int]) -> float:
+    ps = [pos[e.source] for e in es if e.target == n and e.source in pos]
+    return sum(ps) / len(ps) if ps else pos[n]
+
+
 def _order(by_layer: list[list[str]], es: list[Edge]) -> None:
     """Two barycentre sweeps: each node under the mean position of its predecessors."""
     for _ in range(2):
         pos = {n: k for row in by_layer for k, n in enumerate(row)}
         for row in by_layer[1:]:
-            def bary(n: str) -> float:
-                ps = [pos[e.source] for e in es if e.target == n and e.source in pos]
-                return sum(ps) / len(ps) if ps else pos[n]
-            row.sort(key=bary)
+            row.sort(key=lambda n, pos=pos: _barycentre(n, es, pos))
             pos.update({n: k for k, n in enumerate(row)})
 
 
