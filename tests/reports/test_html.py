@@ -67,3 +67,16 @@ def test_two_phases_two_graphs():
     page = render(a, {"NI": 5, "NJ": 6, "NK": 7, "NL": 8})
     assert page.count('<svg class="figure graph"') == 2
     assert page.count("<h3>Phase") >= 4  # kernel and iteration space, per phase
+
+
+def test_conditions_read_as_written():
+    from polyjoule.library.kernels import get
+    from polyjoule.reports.html import condition_text
+
+    def texts(name):
+        pra = get(name).phases[0]
+        return {condition_text(c, pra.dim_names) for s in pra.statements for c in s.when}
+
+    assert texts("gesummv") == {"i0 == 0", "i0 >= 1", "i1 == 0", "i1 == N1 - 1", "i1 >= 1"}
+    assert {"i - j == 0", "i - j >= 1"} <= texts("trisolv")
+    assert "i <= N - 2" in texts("jacobi-2d")

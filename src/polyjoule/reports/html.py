@@ -78,12 +78,24 @@ def formula_math(f: Any, pra: Any, groups: Any) -> Markup:
                   f"{rows}</mtable></mrow></math>")
 
 
+def condition_text(c: Any, dims: tuple[str, ...]) -> str:
+    """A constraint as people write it: loop indices on the left (``i1 == N1 - 1``)."""
+    from polyjoule.model.affine import Affine
+
+    left = Affine.of({k: v for k, v in c.expr.terms if k in dims})
+    right = left - c.expr  # left >= right  (or ==)
+    rel = "==" if c.eq else ">="
+    if left.terms and (all(v < 0 for _, v in left.terms) or (c.eq and left.terms[0][1] < 0)):
+        left, right, rel = -left, -right, "==" if c.eq else "<="
+    return f"{left} {rel} {right}" if left.terms else str(c)
+
+
 def _kernel(k: Any, values: Mapping[str, int]) -> dict[str, Any]:
     """The kernel as tables: parameters, and per phase its dims, tensors and statements."""
     phases = []
     for pra in k.phases:
         statements = [{"id": s.id, "kind": s.kind, "text": s.text,
-                       "when": " and ".join(str(c) for c in s.when),
+                       "when": " and ".join(condition_text(c, pra.dim_names) for c in s.when),
                        "dep": str(s.dep) if s.kind == "transport" else ""}
                       for s in pra.statements]
         phases.append({"name": pra.name, "dtype": pra.dtype,
