@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 from markupsafe import Markup
@@ -21,6 +21,9 @@ from sympy.printing.mathml import mathml
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError, PolyjouleError
 from polyjoule.reports import svg_bars, svg_graph, svg_space
 from polyjoule.targets.tcpa.locations import CLASSES
+
+if TYPE_CHECKING:
+    from polyjoule.analysis import Analysis
 
 #: Colours of the location classes (and compute), shared by every picture and table.
 COLOURS = {"RD": "#7f8c8d", "FD": "#1f77b4", "ID": "#e8710a", "OD": "#9467bd",
@@ -289,7 +292,7 @@ def _environment() -> Any:
     return env
 
 
-def render(a: Any, values: Mapping[str, int]) -> str:
+def render(a: Analysis, values: Mapping[str, int]) -> str:
     """The report page of analysis ``a`` (``polyjoule.analyze``) at parameter ``values``."""
     from polyjoule import __version__
 
