@@ -66,11 +66,11 @@ def walk(pra: PRA, values: Mapping[str, int], sizes: Sequence[int],
          pts: list[tuple[int, ...]] | None = None) -> list[Arrow]:
     """Every dependence instance of every propagation statement, classed by tile."""
     pts = points(pra, values) if pts is None else pts
+    envs = [{**values, **dict(zip(pra.dim_names, i, strict=True))} for i in pts]
     out = []
     for s in propagations(pra):
         assert s.dep is not None
-        for i in pts:
-            env = {**values, **dict(zip(pra.dim_names, i, strict=True))}
+        for i, env in zip(pts, envs, strict=True):
             if not all(c.holds(env) for c in s.when):
                 continue
             tail = tuple(x - d for x, d in zip(i, s.dep, strict=True))
