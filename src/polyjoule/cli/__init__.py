@@ -34,9 +34,19 @@ def _root(
 
 
 def _register() -> None:
-    from polyjoule.cli import judge, kernels, mapper, simulate, sweep, symbolic, tinytpu, tosa
+    from polyjoule.cli import (
+        judge,
+        kernels,
+        mapper,
+        report,
+        simulate,
+        sweep,
+        symbolic,
+        tinytpu,
+        tosa,
+    )
 
-    for module in (symbolic, simulate, kernels, sweep, tinytpu, mapper, tosa, judge):
+    for module in (symbolic, simulate, kernels, sweep, tinytpu, mapper, tosa, judge, report):
         module.register(app)
 
 

@@ -1,0 +1,82 @@
+"""The report page without a browser: self-contained, every case with its formula, the
+numbers of the analysis, and engineering units."""
+
+import re
+
+import pytest
+
+from polyjoule.analysis import analyze
+from polyjoule.reports.html import energy_text, render
+
+
+@pytest.mark.parametrize(("pj", "text"), [
+    (0, "0 pJ"), (0.25, "0.25 pJ"), (12.0, "12 pJ"), (244.0, "244 pJ"), (32243.0, "32.2 nJ"),
+    (1_380_000_000, "1.38 mJ"), (25_900_000_000, "25.9 mJ"), (7.5e12, "7.5 J"), (2.5e15, "2,500 J"),
+])
+def test_energy_in_engineering_units(pj, text):
+    assert energy_text(pj) == text
+
+
+@pytest.fixture(scope="module")
+def worked():
+    a = analyze("gesummv", array=(2, 2), tile=(2, 3))
+    values = {"N0": 4, "N1": 5}
+    return a, a.evaluate(values), render(a, values)
+
+
+def test_page_is_self_contained(worked):
+    _, _, page = worked
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r'<link|@import|https?://|\bsrc\s*=', page)
+    assert set(re.findall(r'href="([^"]*)"', page)) <= {f"#{s}" for s in (
+        "kernel", "architecture", "mapping", "energy", "schedule", "space", "graph", "breakdown")}
+    assert all(u == "#" for u in re.findall(r"url\((.)", page))  # only the page's own markers
+
+
+def test_every_case_has_its_formula_and_numbers(worked):
+    a, r, page = worked
+    cases = page.split('<table class="cases">')[1].split("</table>")[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", cases, re.S)[1:]
+    assert len(rows) == len(r.volumes)
+    for row, v in zip(rows, r.volumes, strict=True):
+        assert f"{v.statement}: " in row and "<math" in row
+        assert f'title="{v.formula}"' in row
+        assert f'<td class="num">{v.value:,}</td>' in row
+        assert energy_text(v.energy_pj) in row
+
+
+def test_schedule_and_totals_are_the_analysis(worked):
+    _, r, page = worked
+    assert energy_text(r.energy_pj["total"]) == "32.2 nJ"
+    assert "32.2 nJ" in page.split('class="cards"')[1].split("</div>\n</div>")[0]
+    schedule = page.split('id="schedule"')[1].split("</section>")[0]
+    assert "i0 &lt; i1" in schedule and "(1, 2)" in schedule and "(2, 5)" in schedule
+
+
+def test_a_large_size_is_drawn_smaller_and_said_so():
+    a = analyze("gemm", array=(8, 8))
+    page = render(a, {"NI": 1000, "NJ": 1100, "NK": 1200})
+    space = page.split('id="space"')[1].split("</section>")[0]
+    assert "Drawn for a smaller instance" in space
+    assert space.count('class="ok">agree') == 3 and "differ" not in space
+    assert "1.32 mJ" in page  # the compute of p = a * b at the real size, not the drawn one
+
+
+def test_two_phases_two_graphs():
+    a = analyze("2mm", array=(2, 2))
+    page = render(a, {"NI": 5, "NJ": 6, "NK": 7, "NL": 8})
+    assert page.count('<svg class="figure graph"') == 2
+    assert page.count("<h3>Phase") >= 4  # kernel and iteration space, per phase
+
+
+def test_conditions_read_as_written():
+    from polyjoule.library.kernels import get
+    from polyjoule.reports.html import condition_text
+
+    def texts(name):
+        pra = get(name).phases[0]
+        return {condition_text(c, pra.dim_names) for s in pra.statements for c in s.when}
+
+    assert texts("gesummv") == {"i0 == 0", "i0 >= 1", "i1 == 0", "i1 == N1 - 1", "i1 >= 1"}
+    assert {"i - j == 0", "i - j >= 1"} <= texts("trisolv")
+    assert "i <= N - 2" in texts("jacobi-2d")
