@@ -362,13 +362,17 @@ class TinyTPUTarget:
             return None
         return fit.margin(best["makespan"], runner_up["makespan"])
 
-    def notes(self) -> tuple[str, ...]:
+    def energy_table(self) -> str:
+        """The name of the unit-energy table this target prices with."""
         from polyjoule.targets.tinytpu.energy import default_energies
 
-        table = (self.energies or default_energies()).name
+        return (self.energies or default_energies()).name
+
+    def notes(self) -> tuple[str, ...]:
         return (fit.CAVEAT, "measured figures: cosim cycles of the QD=8-era rows, the "
-                "fit's calibration", f"energy: event counts of the fetched stream x the "
-                f"unit energies of {table!r}; no measured energy: a ranking device")
+                "fit's calibration", "energy: event counts of the fetched stream x the "
+                f"unit energies of {self.energy_table()!r}; no measured energy: a ranking "
+                "device")
 
     def problem_set(self) -> ProblemSet:
         """The gate's twelve problems, with the published best makespans."""
