@@ -237,8 +237,8 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
             "objectives": list(tgt.objectives),
             **_energy_header(tgt),
             "chosen": None if res.best is None else {"mapping": res.best.label,
-                                                      "cost": list(res.best.cost),
-                                                      **_breakdown(tgt, res.best)},
+                                                      "cost": list(res.best.cost)},
+            **({} if res.best is None else _breakdown(tgt, res.best)),
         }
         m = res.margin()
         if m is not None:
@@ -261,7 +261,7 @@ def _breakdown(tgt: Any, cand: Any) -> dict[str, Any]:
     if fn is None:
         return {}
     e = fn(cand.program)
-    return {"energy": {"counts": dict(e.counts),
+    return {"energy": {"mapping": cand.label, "counts": dict(e.counts),
                        "pj": {k: round(v, 3) for k, v in e.pj.items()},
                        "total_pj": round(e.total_pj, 3)}}
 
