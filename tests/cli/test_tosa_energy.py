@@ -49,3 +49,15 @@ def test_totals_sum_the_layers_as_mapped_alone(tmp_path, objective):
     last = r.output.strip().splitlines()[-1]
     assert last == (f"total over 2 mapped layer(s): makespan {t['makespan']:,} cycles, "
                     f"energy {t['energy_pj']:,.1f} pJ")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--objective", "power"], "--objective: 'power'"),
+    (["--target", "tcpa", "--objective", "energy"], "the mapper's options"),
+])
+def test_import_refuses_a_bad_objective_before_exporting(tmp_path, args, needle):
+    # the module file does not exist: the objective must fail first
+    r = runner.invoke(app, ["import", f"{tmp_path / 'none.py'}:M", "-i", "4x16", *args])
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]

@@ -250,6 +250,10 @@ def import_model(
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    objective: str | None = typer.Option(None, "--objective", help="With the mapper: rank "
+                                         "each layer by cycles (default), energy or edp."),
+    energy_table: Path | None = typer.Option(None, "--energy-table", help="With the "
+                                             "mapper: a unit-energy table file."),
 ) -> None:
     """Export a PyTorch module to TOSA and map (or analyse) it layer by layer (tosa extra)."""
     from polyjoule.frontends.tosa import from_module
@@ -258,19 +262,26 @@ def import_model(
 
     if target not in (TARGET, TCPA):
         raise SpecError(f"--target: {target!r} is not {TARGET} or {TCPA}")
+    from polyjoule.cli.mapper import objective_target
+
     if target == TCPA:
         from polyjoule.cli.symbolic import parse_array
 
         parse_array(array)  # bad input fails before the (slow) export
+        if objective is not None or energy_table is not None:
+            raise SpecError("--objective/--energy-table: the mapper's options "
+                            f"(--target {TARGET})")
     shapes = _shapes(input_shape)
-    net = load_module(model)
-    mlir = export(net, *example_inputs(shapes, dtype))
-    if emit is not None:
-        emit.write_text(str(mlir))
-    if target == TCPA:
-        raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
-    with machine_target(TARGET, machine, echo=not as_json):
-        code = report(from_module(mlir), model, top=top, as_json=as_json)
+    # a bad objective or energy table fails before the (slow) export too
+    with objective_target(TARGET, objective, energy_table):
+        net = load_module(model)
+        mlir = export(net, *example_inputs(shapes, dtype))
+        if emit is not None:
+            emit.write_text(str(mlir))
+        if target == TCPA:
+            raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
+        with machine_target(TARGET, machine, echo=not as_json):
+            code = report(from_module(mlir), model, top=top, as_json=as_json)
     raise typer.Exit(code)
 
 
