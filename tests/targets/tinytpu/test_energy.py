@@ -258,3 +258,12 @@ def test_objective_survives_another_machine_and_bad_objective_is_named():
     assert TinyTPUTarget(CFG16).margin is not None
     cyc, cands = _candidates("energy")
     assert cyc.margin(cands[0].cost, cands[1].cost) is None  # no measured energy: no error bar
+
+
+def test_a_program_priced_by_two_tables_gets_each_tables_energy(tmp_path):
+    f = tmp_path / "t.yaml"
+    f.write_text("unit_pj:\n  mac_int8: {pj: 1.3}\n")
+    plain, cands = _candidates("energy", "gemm", (8, 8, 8))
+    other = plain.with_objective("energy", str(f))
+    prog = cands[0].program  # lowered (and priced) by the plain target
+    assert other.energy_pj(prog) - plain.energy_pj(prog) == pytest.approx(1.0 * 8 * 8 * 8)

@@ -214,11 +214,16 @@ class ProgramEnergy:
         return sum(self.pj.values())
 
 
+def priced_events(counts: Mapping[str, int], cfg: Config,
+                  table: UnitEnergies | None = None) -> ProgramEnergy:
+    """Event counts of a program on ``cfg`` x ``table`` (default: the shipped one)."""
+    table = table or default_energies()
+    widths = _widths(cfg)
+    pj = {ev: c * table.per_event(*widths[ev]) for ev, c in counts.items()}
+    return ProgramEnergy(dict(counts), pj, table.name)
+
+
 def program_energy(issues: Iterable[Issue], fetches: int, cfg: Config,
                    table: UnitEnergies | None = None) -> ProgramEnergy:
     """Counts x ``table`` (default: the shipped one) for a program's issues and fetches."""
-    table = table or default_energies()
-    counts = count_events(issues, fetches, cfg)
-    widths = _widths(cfg)
-    pj = {ev: c * table.per_event(*widths[ev]) for ev, c in counts.items()}
-    return ProgramEnergy(counts, pj, table.name)
+    return priced_events(count_events(issues, fetches, cfg), cfg, table)

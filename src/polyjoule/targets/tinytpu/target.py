@@ -335,15 +335,15 @@ class TinyTPUTarget:
 
     def energy(self, program: Lowered, *, charge_control: bool = True) -> ProgramEnergy:
         """Event counts of the program's fetched stream x this target's unit energies."""
-        from polyjoule.targets.tinytpu.energy import program_energy
+        from polyjoule.targets.tinytpu.energy import count_events, priced_events
 
-        key = f"energy:{charge_control}"
+        key = f"events:{charge_control}"  # the counts; the table is this target's
         if key not in program._cache:
             steps = self.steps(program)
             fetched = len(steps) if charge_control else sum(1 for s in steps if not s.control)
-            program._cache[key] = program_energy(self._stream_of(program), fetched,
-                                                 program.cfg, self.energies)
-        return program._cache[key]  # type: ignore[return-value]
+            program._cache[key] = count_events(self._stream_of(program), fetched, program.cfg)
+        return priced_events(program._cache[key], program.cfg,  # type: ignore[arg-type]
+                             self.energies)
 
     def energy_pj(self, program: Lowered) -> float:
         """The program's energy in pJ (what the CLI shows next to the cycles)."""
