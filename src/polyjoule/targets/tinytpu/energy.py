@@ -83,7 +83,7 @@ EVENTS: dict[str, str] = {
 
 # --------------------------------------------------------------------------- the table
 
-class _Entry(BaseModel):
+class _UnitEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pj: float = Field(gt=0, allow_inf_nan=False)
     bits: StrictInt | None = Field(default=None, gt=0, multiple_of=8)
@@ -94,7 +94,7 @@ class _TableFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: Literal[1] = 1
     name: str = "user table"
-    unit_pj: dict[Literal[OP_ENTRIES + WIDTH_ENTRIES], _Entry] = {}  # type: ignore[valid-type]
+    unit_pj: dict[Literal[OP_ENTRIES + WIDTH_ENTRIES], _UnitEntry] = {}  # type: ignore[valid-type]
 
 
 @dataclass(frozen=True)
