@@ -226,3 +226,10 @@ class AssemblyError(PolyjouleError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.message = message
+
+
+# --- TinyTPU-isa energy (targets/tinytpu/energy.py)
+
+
+class EnergyTableError(SpecError):
+    """A unit-energy table file that cannot be used: unknown entry, non-positive value, ..."""

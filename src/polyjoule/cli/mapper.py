@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,32 @@ def _candidates(target: Any, res: Any, top: int, verify: bool) -> list[dict[str,
         unit, load = tl.bottleneck if tl is not None else ("-", 0)
         out.append({
             "mapping": c.label, "nest": order(c.nest), **targets.report(target, c.program),
-            **c.cost.asdict(), "bottleneck": unit, "bottleneck_load": load, "verified": ok,
+            **_both(target, c), **c.cost.asdict(), "bottleneck": unit,
+            "bottleneck_load": load, "verified": ok,
             "evidence": _evidence(target, cycles, ok), "measured_cycles": cycles,
         })
     return out
+
+
+def _both(target: Any, cand: Any) -> dict[str, float]:
+    """Cycles and energy of a candidate whatever the objective ranks by: the timeline's
+    makespan, and ``energy_pj(program)`` when the target prices energy."""
+    out: dict[str, float] = {}
+    tl = cand.priced.timeline
+    if tl is not None and hasattr(tl, "makespan"):
+        out["makespan"] = tl.makespan
+    fn = getattr(target, "energy_pj", None)
+    if fn is not None:
+        out["energy_pj"] = round(fn(cand.program), 3)
+    return out
+
+
+#: column headers with their units, where the key alone does not say them
+HEADERS = {"energy_pj": "energy (pJ)", "edp": "EDP (pJ x cycles)"}
+
+
+def _cell(value: Any) -> str:
+    return f"{value:,.1f}" if isinstance(value, float) else str(value)
 
 
 def _census_rows(res: Any) -> list[dict[str, Any]]:
@@ -124,12 +147,13 @@ def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
     t = Table(title=f"top {len(cands)} of {len(res.candidates)} candidates by "
               f"({', '.join(names)})", title_justify="left")
     shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
-    for col in ("mapping", *shown, *names, "bottleneck", "evidence"):
-        t.add_column(col, justify="left" if col in ("mapping", "bottleneck", "evidence")
-                     else "right")
+    both = [k for k in ("makespan", "energy_pj") if k not in names and any(k in c for c in cands)]
+    for col in ("mapping", *shown, *names, *both, "bottleneck", "evidence"):
+        t.add_column(HEADERS.get(col, col), justify="left" if col in ("mapping", "bottleneck",
+                     "evidence") else "right")
     for c in cands:
         t.add_row(c["mapping"], *(str(c.get(k, "")) for k in shown),
-                  *(str(c[n]) for n in names),
+                  *(_cell(c[n]) for n in (*names, *both)),
                   f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"])
     con.print(t)
 
@@ -140,6 +164,11 @@ def _print_choice(con: Console, target: Any, res: Any) -> None:
     best = res.best
     con.print(f"chosen: [bold]{best.label}[/]  cost {best.cost}"
               + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else ""))
+    e = _breakdown(target, best).get("energy")
+    if e is not None:
+        top = sorted(e["pj"].items(), key=lambda kv: -kv[1])[:4]
+        con.print(f"energy {e['total_pj']:,.1f} pJ, most in: " + ", ".join(
+            f"{k} {v:,.0f} pJ ({e['counts'][k]:,})" for k, v in top))
     m, ru = res.margin(), res.runner_up
     if ru is None:
         con.print("margin: no runner-up (the only encodable nest)")
@@ -206,8 +235,10 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
             "encodable": len(res.candidates), "census": _census_rows(res),
             "candidates": cands,
             "objectives": list(tgt.objectives),
+            **_energy_header(tgt),
             "chosen": None if res.best is None else {"mapping": res.best.label,
                                                       "cost": list(res.best.cost)},
+            **({} if res.best is None else _breakdown(tgt, res.best)),
         }
         m = res.margin()
         if m is not None:
@@ -222,6 +253,28 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
         _print_search(_console(), tgt, res, cands, indep, relief)
     if not res.candidates:
         raise InfeasibleMapping(f"{problem.title}: every nest was refused")
+
+
+def _breakdown(tgt: Any, cand: Any) -> dict[str, Any]:
+    """The chosen program's event counts and pJ per event class, when the target has them."""
+    fn = getattr(tgt, "energy", None)
+    if fn is None:
+        return {}
+    e = fn(cand.program)
+    return {"energy": {"mapping": cand.label, "counts": dict(e.counts),
+                       "pj": {k: round(v, 3) for k, v in e.pj.items()},
+                       "total_pj": round(e.total_pj, 3)}}
+
+
+def _energy_header(tgt: Any) -> dict[str, Any]:
+    """The ranking objective and the energy table's name, when the target prices energy."""
+    out: dict[str, Any] = {}
+    if getattr(tgt, "objective", None):
+        out["objective"] = tgt.objective
+    fn = getattr(tgt, "energy_table", None)
+    if fn is not None:
+        out["energy_table"] = fn()
+    return out
 
 
 def _gate_cmd(target_name: str | None, as_json: bool) -> None:
@@ -305,11 +358,42 @@ def map_cmd(
     tosa: Path | None = typer.Option(None, "--tosa", help="Map every layer of a TOSA MLIR "
                                      "file (needs the tosa extra)."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    objective: str | None = typer.Option(None, "--objective", help="Rank by cycles (the "
+                                         "default), energy or edp (energy x cycles)."),
+    energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
+                                             "table file overriding the shipped one."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
-    with machine_target(target, machine, echo=not as_json):
+    if gate and objective not in (None, "cycles"):
+        raise SpecError(f"--objective {objective}: the gate checks published makespans; "
+                        "it ranks by cycles")
+    with machine_target(target, machine, echo=not as_json), \
+            objective_target(target, objective, energy_table):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa)
+
+
+@contextmanager
+def objective_target(target: str | None, objective: str | None,
+                     energy_table: Path | None) -> Iterator[None]:
+    """Run a command on the target ``target`` ranking by ``objective`` and pricing energy
+    with ``energy_table`` (the target's ``with_objective``; re-registered for the command,
+    restored after, as ``--machine`` is)."""
+    from polyjoule.search import target as targets
+
+    if objective is None and energy_table is None:
+        yield
+        return
+    before = targets.get(target or targets.default_name())
+    fn = getattr(before, "with_objective", None)
+    if fn is None:
+        raise SpecError(f"--objective/--energy-table: target {before.name} ranks by one "
+                        "cost only")
+    targets.register(fn(objective, None if energy_table is None else str(energy_table)))
+    try:
+        yield
+    finally:
+        targets.register(before)
 
 
 def _map(workload: str | None, shape: str | None, target: str, top: int, slots: int,

@@ -56,11 +56,60 @@ def _result_lines(lm: Any, top: int) -> list[str]:
     if res.best is None:
         causes = ", ".join(f"{r.cause} {r.first}" for r in res.census.rows())
         return [*out, f"    not mapped: {lm.error} (first causes: {causes})"]
+    tgt = _target()
     for i, c in enumerate(res.candidates[:top]):
         mark = "best" if i == 0 else f"#{i + 1}"
-        out.append(f"    {mark:>4} {c.label:<14} cost (makespan {c.priced.cost[0]}, "
-                   f"emits {c.priced.cost[1]})")
+        cost = ", ".join(f"{k} {v}" for k, v in c.priced.cost.asdict().items())
+        pj = _layer_energy(tgt, c)
+        out.append(f"    {mark:>4} {c.label:<14} cost ({cost})"
+                   + ("" if pj is None else f", energy {pj:,.1f} pJ"))
     return out
+
+
+def _target() -> Any:
+    from polyjoule.frontends.tosa.layers import TARGET
+    from polyjoule.search import target as targets
+
+    return targets.get(TARGET)
+
+
+def _layer_energy(tgt: Any, cand: Any) -> float | None:
+    fn = getattr(tgt, "energy_pj", None)
+    return None if fn is None else round(fn(cand.program), 3)
+
+
+def _add_both(doc: dict[str, Any], maps: list[Any], top: int) -> None:
+    """Every listed candidate carries cycles (makespan) and energy, whatever ranks them."""
+    tgt = _target()
+    for d, lm in zip(doc["layers"], maps, strict=True):
+        for cd, c in zip(d.get("candidates", []), lm.result.candidates[:top] if lm.result
+                         else [], strict=True):
+            cd["makespan"] = c.priced.timeline.makespan
+            pj = _layer_energy(tgt, c)
+            if pj is not None:
+                cd["energy_pj"] = pj
+
+
+def totals(maps: list[Any]) -> dict[str, Any]:
+    """Cycles and energy summed over the layers' best mappings (layers run one after
+    another); layers without a mapping are counted, not summed."""
+    tgt = _target()
+    best = [lm.result.best for lm in maps if lm.ok]
+    out: dict[str, Any] = {"layers": len(maps), "mapped": len(best),
+                           "makespan": sum(b.priced.timeline.makespan for b in best)}
+    energies = [_layer_energy(tgt, b) for b in best]
+    if best and all(e is not None for e in energies):
+        out["energy_pj"] = round(sum(energies), 3)  # type: ignore[arg-type]
+    return out
+
+
+def total_line(t: dict[str, Any]) -> str:
+    """The report's last line: the model's cycles and energy over its mapped layers."""
+    pj = f", energy {t['energy_pj']:,.1f} pJ" if "energy_pj" in t else ""
+    missing = t["layers"] - t["mapped"]
+    return (f"total over {t['mapped']} mapped layer(s): makespan {t['makespan']:,} "
+            f"cycles{pj}" + (f" ({missing} layer(s) not mapped, not included)"
+                             if missing else ""))
 
 
 def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
@@ -70,9 +119,13 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
 
     maps = map_model(model)
     if as_json:
-        typer.echo(json.dumps(report_data(model, maps, top, source), indent=2))
+        doc = report_data(model, maps, top, source)
+        _add_both(doc, maps, top)
+        doc["totals"] = totals(maps)
+        typer.echo(json.dumps(doc, indent=2))
     else:
-        typer.echo("\n".join(mapping_lines(model, maps, top, source)))
+        typer.echo("\n".join([*mapping_lines(model, maps, top, source),
+                              total_line(totals(maps))]))
     return 0 if maps and all(lm.ok for lm in maps) else 1
 
 
@@ -197,6 +250,10 @@ def import_model(
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    objective: str | None = typer.Option(None, "--objective", help="With the mapper: rank "
+                                         "each layer by cycles (default), energy or edp."),
+    energy_table: Path | None = typer.Option(None, "--energy-table", help="With the "
+                                             "mapper: a unit-energy table file."),
 ) -> None:
     """Export a PyTorch module to TOSA and map (or analyse) it layer by layer (tosa extra)."""
     from polyjoule.frontends.tosa import from_module
@@ -205,19 +262,26 @@ def import_model(
 
     if target not in (TARGET, TCPA):
         raise SpecError(f"--target: {target!r} is not {TARGET} or {TCPA}")
+    from polyjoule.cli.mapper import objective_target
+
     if target == TCPA:
         from polyjoule.cli.symbolic import parse_array
 
         parse_array(array)  # bad input fails before the (slow) export
+        if objective is not None or energy_table is not None:
+            raise SpecError("--objective/--energy-table: the mapper's options "
+                            f"(--target {TARGET})")
     shapes = _shapes(input_shape)
-    net = load_module(model)
-    mlir = export(net, *example_inputs(shapes, dtype))
-    if emit is not None:
-        emit.write_text(str(mlir))
-    if target == TCPA:
-        raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
-    with machine_target(TARGET, machine, echo=not as_json):
-        code = report(from_module(mlir), model, top=top, as_json=as_json)
+    # a bad objective or energy table fails before the (slow) export too
+    with objective_target(TARGET, objective, energy_table):
+        net = load_module(model)
+        mlir = export(net, *example_inputs(shapes, dtype))
+        if emit is not None:
+            emit.write_text(str(mlir))
+        if target == TCPA:
+            raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
+        with machine_target(TARGET, machine, echo=not as_json):
+            code = report(from_module(mlir), model, top=top, as_json=as_json)
     raise typer.Exit(code)
 
 

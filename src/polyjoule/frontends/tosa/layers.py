@@ -64,7 +64,7 @@ def map_model(model: Model, target: str = TARGET, slots: int = 2) -> list[LayerM
 
 
 def _cand(c: Any) -> dict[str, Any]:
-    return {"mapping": c.label, "makespan": c.priced.cost[0], "emits": c.priced.cost[1]}
+    return {"mapping": c.label, **c.priced.cost.asdict()}
 
 
 def as_json(model: Model, maps: list[LayerMapping], top: int, source: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from polyjoule.errors import (
     ProgramError,
     Refused,
     ResourceLimitError,
+    UnknownNameError,
 )
 from polyjoule.model.workload import Workload
 from polyjoule.search import target as registry
@@ -38,11 +40,14 @@ from polyjoule.search.nest import (
     refuse,
 )
 from polyjoule.targets.tinytpu import act_machine, fit, refmodel
-from polyjoule.targets.tinytpu.assembler import assemble, check_program, expand
+from polyjoule.targets.tinytpu.assembler import Issue, assemble, check_program, expand
 from polyjoule.targets.tinytpu.emit import emit
 from polyjoule.targets.tinytpu.isa import Instr
 from polyjoule.targets.tinytpu.params import ABI, Config
 from polyjoule.targets.tinytpu.programs import gemm_program
+
+if TYPE_CHECKING:
+    from polyjoule.targets.tinytpu.energy import ProgramEnergy, UnitEnergies
 
 E, R = Kind.EXPRESS, Kind.REFUSE
 #: every cause this target names, and its kind (sheet §8)
@@ -57,6 +62,11 @@ RELIEVABLE = ("acc-split", "acc-position", "ar-distance", "AGU_TERMS")
 PUBLISHED = Config(MAXDIM=16)
 #: the cost, lexicographic: modelled makespan, then dynamic data issues (ties only)
 OBJECTIVES = ("makespan", "emits")
+#: what ``objective=`` ranks by: cycles (the default, ``OBJECTIVES``), energy (pJ, then
+#: makespan) or edp (energy x makespan in pJ.cycles, then makespan)
+OBJECTIVE_SETS: dict[str, tuple[str, ...]] = {
+    "cycles": OBJECTIVES, "energy": ("energy_pj", "makespan"), "edp": ("edp", "makespan"),
+}
 
 
 @dataclass(frozen=True)
@@ -175,18 +185,35 @@ class TinyTPUTarget:
     measured_basis = "QD=8"
 
     def __init__(self, cfg: Config = PUBLISHED, name: str = "tinytpu-isa",
-                 build_name: str | None = None) -> None:
+                 build_name: str | None = None, objective: str = "cycles",
+                 energies: UnitEnergies | None = None) -> None:
         self.cfg = cfg
         self.name = name
         self.build_name = build_name or _default_build_name()
         self._machines: dict[Config, Machine] = {}
+        if objective not in OBJECTIVE_SETS:
+            raise UnknownNameError(f"--objective: {objective!r} is not one of "
+                                   f"{', '.join(OBJECTIVE_SETS)}")
+        self.objective = objective
+        self.objectives = OBJECTIVE_SETS[objective]
+        self.energies = energies  # None: the shipped table, loaded on first use
 
     def on_machine(self, machine: str | None) -> TinyTPUTarget:
         """This target on the build ``machine`` (a shipped name or a build file)."""
         from polyjoule.targets.tinytpu import builds
 
         build = builds.load(machine)
-        return TinyTPUTarget(build.cfg, self.name, build.name)
+        return TinyTPUTarget(build.cfg, self.name, build.name, self.objective, self.energies)
+
+    def with_objective(self, objective: str | None, energy_table: str | None = None
+                       ) -> TinyTPUTarget:
+        """This target ranking by ``objective`` (cycles, energy, edp; None keeps it), its
+        energies from the shipped table overridden by the file ``energy_table``."""
+        from polyjoule.targets.tinytpu.energy import load_energies
+
+        table = load_energies(energy_table) if energy_table else self.energies
+        return TinyTPUTarget(self.cfg, self.name, self.build_name,
+                             objective or self.objective, table)
 
     def machine_header(self) -> str:
         from polyjoule.targets.tinytpu.builds import Build
@@ -293,21 +320,59 @@ class TinyTPUTarget:
         return program._cache["steps"]  # type: ignore[return-value]
 
     def price(self, program: Lowered, *, charge_control: bool = True) -> Priced:
-        """(makespan, emits) of the in-order schedule of the program's fetches;
-        ``charge_control=False`` drops loop/endloop fetches (the sequencer still runs)."""
+        """The objectives (default (makespan, emits)) of the in-order schedule of the
+        program's fetches; ``charge_control=False`` drops loop/endloop fetches (the
+        sequencer still runs; their imem reads are then not charged either)."""
         steps = self.steps(program)
         if not charge_control:
             steps = [s for s in steps if not s.control]
         tl = timeline.run(steps)
-        return Priced(Cost(OBJECTIVES, (tl.makespan, self.emits(program))), tl)
+        if self.objective == "cycles":
+            return Priced(Cost(OBJECTIVES, (tl.makespan, self.emits(program))), tl)
+        pj = self.energy(program, charge_control=charge_control).total_pj
+        first = pj if self.objective == "energy" else pj * tl.makespan
+        return Priced(Cost(self.objectives, (round(first, 3), tl.makespan)), tl)
 
-    def margin(self, best: Cost, runner_up: Cost) -> Margin:
-        """Makespans of best and runner-up next to the makespan->cosim fit."""
+    def energy(self, program: Lowered, *, charge_control: bool = True) -> ProgramEnergy:
+        """Event counts of the program's fetched stream x this target's unit energies."""
+        from polyjoule.targets.tinytpu.energy import count_events, priced_events
+
+        key = f"events:{charge_control}"  # the counts; the table is this target's
+        if key not in program._cache:
+            steps = self.steps(program)
+            fetched = len(steps) if charge_control else sum(1 for s in steps if not s.control)
+            program._cache[key] = count_events(self._stream_of(program), fetched, program.cfg)
+        return priced_events(program._cache[key], program.cfg,  # type: ignore[arg-type]
+                             self.energies)
+
+    def energy_pj(self, program: Lowered) -> float:
+        """The program's energy in pJ (what the CLI shows next to the cycles)."""
+        return self.energy(program).total_pj
+
+    @staticmethod
+    def _stream_of(program: Lowered) -> Sequence[Issue]:
+        if "stream" not in program._cache:
+            program._cache["stream"] = expand(list(program.instrs), program.cfg)
+        return program._cache["stream"]  # type: ignore[return-value]
+
+    def margin(self, best: Cost, runner_up: Cost) -> Margin | None:
+        """Makespans of best and runner-up next to the makespan->cosim fit (None when
+        ranking by energy: no measured energy gives the energy model an error bar)."""
+        if self.objective != "cycles":
+            return None
         return fit.margin(best["makespan"], runner_up["makespan"])
+
+    def energy_table(self) -> str:
+        """The name of the unit-energy table this target prices with."""
+        from polyjoule.targets.tinytpu.energy import default_energies
+
+        return (self.energies or default_energies()).name
 
     def notes(self) -> tuple[str, ...]:
         return (fit.CAVEAT, "measured figures: cosim cycles of the QD=8-era rows, the "
-                "fit's calibration")
+                "fit's calibration", "energy: event counts of the fetched stream x the "
+                f"unit energies of {self.energy_table()!r}; no measured energy: a ranking "
+                "device")
 
     def problem_set(self) -> ProblemSet:
         """The gate's twelve problems, with the published best makespans."""
