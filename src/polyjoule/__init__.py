@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from functools import cache
+from typing import Any
 
-try:
-    __version__ = version("polyjoule")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+local"
+
+@cache
+def _version() -> str:
+    """The installed distribution's version; read on demand (importlib.metadata costs ~40 ms)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("polyjoule")
+    except PackageNotFoundError:  # running from a source tree without installation
+        return "0.0.0+local"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module 'polyjoule' has no attribute {name!r}")
 
 
 def analyze(*args, **kwargs):  # type: ignore[no-untyped-def]

@@ -1,4 +1,10 @@
-"""The ``polyjoule`` command line. Each concept registers its commands from its own module."""
+"""The ``polyjoule`` command line. Each concept registers its commands from its own module.
+
+Start-up is part of the interface (``--version`` and ``--help`` within 0.3 s): a command
+module imports at module level only the standard library, typer, :mod:`polyjoule.errors` and
+:mod:`polyjoule.cli._common`; everything else (numpy, sympy, islpy, rich, pydantic, the
+analysis) is imported inside the command's body. tests/cli/test_startup.py holds the rule.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,6 @@ import sys
 
 import typer
 
-from polyjoule import __version__
 from polyjoule.errors import PolyjouleError
 
 app = typer.Typer(
@@ -21,6 +26,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from polyjoule import __version__
+
         typer.echo(f"polyjoule {__version__}")
         raise typer.Exit()
 

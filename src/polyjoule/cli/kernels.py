@@ -5,17 +5,17 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from polyjoule.cli._common import handles_errors, parse_assignments
 from polyjoule.errors import SpecError
-from polyjoule.model.pra import PRA, Kernel
-from polyjoule.reports.files import write_atomic
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from polyjoule.model.pra import PRA, Kernel
 
 
 def _read(path: str) -> str:
@@ -74,6 +74,9 @@ def dump_yaml(data: dict[str, Any]) -> str:
 
 
 def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     head = f"phase {index + 1}/{total}: " if total > 1 else ""
     console.print(f"[bold]{head}{escape(pra.name)}[/bold]  dtype {pra.dtype}, "
                   f"{pra.n} dims, {len(pra.statements)} statements")
@@ -113,6 +116,9 @@ def _yaml_of(spec: str, k: Kernel) -> str:
 
 
 def _show_kernel(k: Kernel) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
     console = Console(width=200, highlight=False)
     console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
     console.print(f"parameters: {escape(', '.join(k.params))}")
@@ -161,6 +167,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps({"kernels": rows}, indent=1))
             return
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+
         table = Table(title="built-in kernels")
         for col in ("kernel", "parameters", "datasets", "phases", "dims", "statements",
                     "description"):
@@ -201,6 +211,7 @@ def register(app: typer.Typer) -> None:
         if dtype not in ("fp32", "fp16", "int32", "int8"):
             raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
         from polyjoule.frontends.pra_dump import kernel_data
+        from polyjoule.reports.files import write_atomic
 
         k = _derive(source, einsum, extents, name, dtype)
         text = dump_yaml(kernel_data(k))
