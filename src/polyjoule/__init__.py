@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-
-@cache
-def _version() -> str:
-    """The installed distribution's version; read on demand (importlib.metadata costs ~40 ms)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("polyjoule")
-    except PackageNotFoundError:  # running from a source tree without installation
-        return "0.0.0+local"
-
-
-def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        return _version()
-    raise AttributeError(f"module 'polyjoule' has no attribute {name!r}")
+#: The version; pyproject.toml reads it from here, so ``polyjoule --version`` needs no package
+#: metadata lookup (importlib.metadata costs 40-80 ms of a 300 ms start-up budget).
+__version__ = "0.1.0"
 
 
 def analyze(*args, **kwargs):  # type: ignore[no-untyped-def]

@@ -1,21 +1,62 @@
 """The ``polyjoule`` command line. Each concept registers its commands from its own module.
 
-Start-up is part of the interface (``--version`` and ``--help`` within 0.3 s): a command
-module imports at module level only the standard library, typer, :mod:`polyjoule.errors` and
-:mod:`polyjoule.cli._common`; everything else (numpy, sympy, islpy, rich, pydantic, the
-analysis) is imported inside the command's body. tests/cli/test_startup.py holds the rule.
+Start-up is part of the interface (``--version`` and ``--help`` within 0.3 s, ``list`` and
+``show`` within 0.5 s; benchmarks/bench_startup.py). Two rules keep it so:
+
+* :data:`COMMANDS` names the module that registers each command; the module is imported only
+  when its command runs or ``--help`` lists it, so ``--version`` imports no command module.
+* A command module imports at module level only the standard library, typer,
+  :mod:`polyjoule.errors` and :mod:`polyjoule.cli._common`; numpy, sympy, islpy, rich,
+  pydantic and the analysis are imported inside the command's body.
+  tests/cli/test_startup.py holds both rules.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from polyjoule.errors import PolyjouleError
 
+#: command -> the module of :mod:`polyjoule.cli` whose ``register(app)`` adds it; the order
+#: is the order of ``--help``. A new command is one line here.
+COMMANDS: dict[str, str] = {
+    "analyze": "symbolic", "simulate": "simulate", "validate": "simulate",
+    "list": "kernels", "show": "kernels", "localize": "kernels",
+    "sweep": "sweep", "plot": "sweep", "map": "mapper", "import": "tosa", "judge": "judge",
+    "tinytpu": "tinytpu",
+}
+
+
+def _commands_of(module: str) -> dict[str, Any]:
+    """The click commands that ``polyjoule.cli.<module>`` registers."""
+    sub = typer.Typer()
+    importlib.import_module(f"polyjoule.cli.{module}").register(sub)
+    return dict(typer.main.get_group(sub).commands)
+
+
+class _LazyCommands(TyperGroup):
+    """A command group that imports a command's module on first use."""
+
+    def list_commands(self, ctx):  # type: ignore[no-untyped-def]
+        return list(dict.fromkeys([*COMMANDS, *self.commands]))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        if cmd_name not in self.commands:
+            # an unknown name loads every module, so that the error suggests close names
+            for module in [COMMANDS[cmd_name]] if cmd_name in COMMANDS else set(COMMANDS.values()):
+                for name, cmd in _commands_of(module).items():
+                    self.commands.setdefault(name, cmd)
+        return self.commands.get(cmd_name)
+
+
 app = typer.Typer(
     name="polyjoule",
+    cls=_LazyCommands,
     help="Symbolic energy and latency of loop nests on processor arrays, and a loop-nest "
     "mapper for TinyTPU-isa.",
     no_args_is_help=True,
@@ -38,16 +79,6 @@ def _root(
                                  help="Print the version and exit."),
 ) -> None:
     """polyjoule: energy, latency and legality of loop nests on accelerators."""
-
-
-def _register() -> None:
-    from polyjoule.cli import judge, kernels, mapper, simulate, sweep, symbolic, tinytpu, tosa
-
-    for module in (symbolic, simulate, kernels, sweep, tinytpu, mapper, tosa, judge):
-        module.register(app)
-
-
-_register()
 
 
 def main() -> None:
