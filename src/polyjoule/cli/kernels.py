@@ -15,6 +15,7 @@ from polyjoule.errors import SpecError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from polyjoule.frontends.pra_outline import KernelOutline, PhaseOutline
     from polyjoule.model.pra import PRA, Kernel
 
 
@@ -37,6 +38,15 @@ def load_any(spec: str) -> Kernel:
     if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
         return load_kernel_file(spec)
     return get(spec)
+
+
+def _displayed(spec: str) -> Kernel | KernelOutline:
+    """What ``show`` prints: a built-in kernel's outline (read without sympy), else the kernel."""
+    if spec.endswith((".c", ".yaml", ".yml")) or Path(spec).is_file():
+        return load_any(spec)
+    from polyjoule.library.kernels import outline
+
+    return outline(spec)
 
 
 def _flow(value: Any) -> str:
@@ -73,7 +83,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
+def _show_pra(console: Console, pra: PRA | PhaseOutline, index: int, total: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -101,7 +111,7 @@ def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
     console.print(table)
 
 
-def _yaml_of(spec: str, k: Kernel) -> str:
+def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
     """``show --yaml``: a file as written, a derived kernel as the YAML of its objects."""
     if spec.endswith(".c"):
         from polyjoule.frontends.pra_dump import kernel_data
@@ -115,7 +125,7 @@ def _yaml_of(spec: str, k: Kernel) -> str:
                                                          f"{k.name}.yaml").read_text()
 
 
-def _show_kernel(k: Kernel) -> None:
+def _show_kernel(k: Kernel | KernelOutline) -> None:
     from rich.console import Console
     from rich.markup import escape
 
@@ -154,11 +164,11 @@ def register(app: typer.Typer) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
         import json
 
-        from polyjoule.library.kernels import get, names
+        from polyjoule.library.kernels import names, outline
 
         rows = []
         for n in names():
-            k = get(n)
+            k = outline(n)
             rows.append({
                 "name": n, "params": list(k.params), "datasets": list(k.datasets),
                 "phases": len(k.phases), "statements": [len(p.statements) for p in k.phases],
@@ -189,7 +199,7 @@ def register(app: typer.Typer) -> None:
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
-        k = load_any(kernel)
+        k = _displayed(kernel)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
