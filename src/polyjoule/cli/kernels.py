@@ -164,16 +164,9 @@ def register(app: typer.Typer) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
         import json
 
-        from polyjoule.library.kernels import names, outline
+        from polyjoule.library.kernels import names, summary
 
-        rows = []
-        for n in names():
-            k = outline(n)
-            rows.append({
-                "name": n, "params": list(k.params), "datasets": list(k.datasets),
-                "phases": len(k.phases), "statements": [len(p.statements) for p in k.phases],
-                "dims": [p.n for p in k.phases], "description": k.description,
-            })
+        rows = [summary(n) for n in names()]
         if as_json:
             typer.echo(json.dumps({"kernels": rows}, indent=1))
             return

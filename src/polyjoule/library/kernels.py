@@ -1,8 +1,9 @@
 """Built-in kernels: PRA files shipped as data plus their numpy reference semantics.
 
 Adding a kernel is adding a YAML file under ``data/`` and, for validation, one reference
-function in :mod:`.references`. ``list`` and ``show`` read a kernel's :func:`outline` (PyYAML
-only, no sympy, pydantic or isl); :func:`get` builds the validated :class:`Kernel`.
+function in :mod:`.references`. ``list`` reads a kernel's :func:`summary` and ``show`` its
+:func:`outline` (PyYAML only: no sympy, pydantic or isl); :func:`get` builds the validated
+:class:`Kernel`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from polyjoule.errors import UnknownNameError
 
@@ -32,6 +33,18 @@ def _data(name: str) -> object:
         raise UnknownNameError(f"unknown kernel {name!r} (built-in: {', '.join(names())})")
     path = resources.files("polyjoule.library").joinpath("data", "kernels", f"{name}.yaml")
     return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def summary(name: str) -> dict[str, Any]:
+    """A ``polyjoule list`` row: parameters, datasets and sizes, counted from the YAML alone."""
+    data: dict[str, Any] = _data(name)  # type: ignore[assignment]
+    phases = data["phases"] if "phases" in data else [data]
+    return {
+        "name": name, "params": list(dict.fromkeys(p for ph in phases for p in ph["params"])),
+        "datasets": list(data.get("datasets") or {}), "phases": len(phases),
+        "statements": [len(ph["statements"]) for ph in phases],
+        "dims": [len(ph["dims"]) for ph in phases], "description": data.get("description", ""),
+    }
 
 
 @cache
