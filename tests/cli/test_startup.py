@@ -77,6 +77,12 @@ def test_list_and_show_read_kernels_without_sympy_or_isl(argv: tuple[str, ...]) 
     assert found["cli"] == ["polyjoule.cli._common", "polyjoule.cli.kernels"]
 
 
+@pytest.mark.parametrize("argv", [("list",), ("list", "--json")])
+def test_list_builds_no_pydantic_coercion(argv: tuple[str, ...]) -> None:
+    """Its only parameters are flags: typer passes a bool through without pydantic."""
+    assert "pydantic" not in _probe(*argv)["top"]
+
+
 def test_the_command_table_names_each_module_s_commands() -> None:
     """A command missing from ``COMMANDS`` would be absent from ``--help``."""
     for module in set(COMMANDS.values()):

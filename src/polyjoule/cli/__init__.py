@@ -68,6 +68,9 @@ app = typer.Typer(
     "mapper for TinyTPU-isa.",
     no_args_is_help=True,
     rich_markup_mode=None,  # click's plain help: typer's rich help imports ~0.1 s of rich
+    # an unset --help is None, which typer 0.29 coerces through a pydantic TypeAdapter
+    # (~0.1 s CPU to build); a default of False is a bool, which it passes through
+    context_settings={"default_map": {"help": False, **{c: {"help": False} for c in COMMANDS}}},
     add_completion=False,
     pretty_exceptions_enable=False,
 )
