@@ -1,19 +1,76 @@
-"""The ``polyjoule`` command line. Each concept registers its commands from its own module."""
+"""The ``polyjoule`` command line. Each concept registers its commands from its own module.
+
+Start-up is part of the interface (``--version`` and ``--help`` within 0.3 s, ``list`` and
+``show`` within 0.5 s; benchmarks/bench_startup.py). Two rules keep it so:
+
+* :data:`COMMANDS` names the module that registers each command; the module is imported only
+  when its command runs or ``--help`` lists it, so ``--version`` imports no command module.
+* A command module imports at module level only the standard library, typer,
+  :mod:`polyjoule.errors` and :mod:`polyjoule.cli._common`; numpy, sympy, islpy, rich,
+  pydantic and the analysis are imported inside the command's body.
+  tests/cli/test_startup.py holds both rules.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-from polyjoule import __version__
 from polyjoule.errors import PolyjouleError
+
+#: command -> the module of :mod:`polyjoule.cli` whose ``register(app)`` adds it; the order
+#: is the order of ``--help``. A new command is one line here.
+COMMANDS: dict[str, str] = {
+    "analyze": "symbolic", "simulate": "simulate", "validate": "simulate",
+    "list": "kernels", "show": "kernels", "localize": "kernels",
+    "sweep": "sweep", "plot": "sweep", "report": "report", "map": "mapper", "import": "tosa",
+    "judge": "judge", "tinytpu": "tinytpu",
+}
+
+
+def _commands_of(module: str) -> dict[str, Any]:
+    """The click commands that ``polyjoule.cli.<module>`` registers."""
+    sub = typer.Typer(rich_markup_mode=None)
+    importlib.import_module(f"polyjoule.cli.{module}").register(sub)
+    return dict(typer.main.get_group(sub).commands)
+
+
+class _LazyCommands(TyperGroup):
+    """A command group that imports a command's module on first use."""
+
+    def list_commands(self, ctx):  # type: ignore[no-untyped-def]
+        return list(dict.fromkeys([*COMMANDS, *self.commands]))
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[no-untyped-def]
+        if cmd_name not in self.commands:
+            # an unknown name loads every module, so that the error suggests close names
+            for module in [COMMANDS[cmd_name]] if cmd_name in COMMANDS else set(COMMANDS.values()):
+                for name, cmd in _commands_of(module).items():
+                    self.commands.setdefault(name, cmd)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx, formatter):  # type: ignore[no-untyped-def]
+        """Each command's whole first sentence, wrapped (click would cut it at the width)."""
+        found = [(n, self.get_command(ctx, n)) for n in self.list_commands(ctx)]
+        rows = [(n, c.get_short_help_str(limit=1_000)) for n, c in found if c and not c.hidden]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="polyjoule",
+    cls=_LazyCommands,
     help="Symbolic energy and latency of loop nests on processor arrays, and a loop-nest "
     "mapper for TinyTPU-isa.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # click's plain help: typer's rich help imports ~0.1 s of rich
+    # an unset --help is None, which typer 0.29 coerces through a pydantic TypeAdapter
+    # (~0.1 s CPU to build); a default of False is a bool, which it passes through
+    context_settings={"default_map": {"help": False, **{c: {"help": False} for c in COMMANDS}}},
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -21,6 +78,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from polyjoule import __version__
+
         typer.echo(f"polyjoule {__version__}")
         raise typer.Exit()
 
@@ -31,26 +90,6 @@ def _root(
                                  help="Print the version and exit."),
 ) -> None:
     """polyjoule: energy, latency and legality of loop nests on accelerators."""
-
-
-def _register() -> None:
-    from polyjoule.cli import (
-        judge,
-        kernels,
-        mapper,
-        report,
-        simulate,
-        sweep,
-        symbolic,
-        tinytpu,
-        tosa,
-    )
-
-    for module in (symbolic, simulate, kernels, sweep, tinytpu, mapper, tosa, judge, report):
-        module.register(app)
-
-
-_register()
 
 
 def main() -> None:

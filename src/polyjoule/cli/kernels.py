@@ -5,17 +5,18 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from polyjoule.cli._common import handles_errors, parse_assignments
 from polyjoule.errors import SpecError
-from polyjoule.model.pra import PRA, Kernel
-from polyjoule.reports.files import write_atomic
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from polyjoule.frontends.pra_outline import KernelOutline, PhaseOutline
+    from polyjoule.model.pra import PRA, Kernel
 
 
 def _read(path: str) -> str:
@@ -37,6 +38,15 @@ def load_any(spec: str) -> Kernel:
     if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
         return load_kernel_file(spec)
     return get(spec)
+
+
+def _displayed(spec: str) -> Kernel | KernelOutline:
+    """What ``show`` prints: a built-in kernel's outline (read without sympy), else the kernel."""
+    if spec.endswith((".c", ".yaml", ".yml")) or Path(spec).is_file():
+        return load_any(spec)
+    from polyjoule.library.kernels import outline
+
+    return outline(spec)
 
 
 def _flow(value: Any) -> str:
@@ -73,7 +83,10 @@ def dump_yaml(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
+def _show_pra(console: Console, pra: PRA | PhaseOutline, index: int, total: int) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     head = f"phase {index + 1}/{total}: " if total > 1 else ""
     console.print(f"[bold]{head}{escape(pra.name)}[/bold]  dtype {pra.dtype}, "
                   f"{pra.n} dims, {len(pra.statements)} statements")
@@ -98,7 +111,7 @@ def _show_pra(console: Console, pra: PRA, index: int, total: int) -> None:
     console.print(table)
 
 
-def _yaml_of(spec: str, k: Kernel) -> str:
+def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
     """``show --yaml``: a file as written, a derived kernel as the YAML of its objects."""
     if spec.endswith(".c"):
         from polyjoule.frontends.pra_dump import kernel_data
@@ -112,7 +125,10 @@ def _yaml_of(spec: str, k: Kernel) -> str:
                                                          f"{k.name}.yaml").read_text()
 
 
-def _show_kernel(k: Kernel) -> None:
+def _show_kernel(k: Kernel | KernelOutline) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
     console = Console(width=200, highlight=False)
     console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
     console.print(f"parameters: {escape(', '.join(k.params))}")
@@ -148,19 +164,16 @@ def register(app: typer.Typer) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
         import json
 
-        from polyjoule.library.kernels import get, names
+        from polyjoule.library.kernels import names, summary
 
-        rows = []
-        for n in names():
-            k = get(n)
-            rows.append({
-                "name": n, "params": list(k.params), "datasets": list(k.datasets),
-                "phases": len(k.phases), "statements": [len(p.statements) for p in k.phases],
-                "dims": [p.n for p in k.phases], "description": k.description,
-            })
+        rows = [summary(n) for n in names()]
         if as_json:
             typer.echo(json.dumps({"kernels": rows}, indent=1))
             return
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+
         table = Table(title="built-in kernels")
         for col in ("kernel", "parameters", "datasets", "phases", "dims", "statements",
                     "description"):
@@ -179,7 +192,7 @@ def register(app: typer.Typer) -> None:
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
-        k = load_any(kernel)
+        k = _displayed(kernel)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
@@ -201,6 +214,7 @@ def register(app: typer.Typer) -> None:
         if dtype not in ("fp32", "fp16", "int32", "int8"):
             raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
         from polyjoule.frontends.pra_dump import kernel_data
+        from polyjoule.reports.files import write_atomic
 
         k = _derive(source, einsum, extents, name, dtype)
         text = dump_yaml(kernel_data(k))

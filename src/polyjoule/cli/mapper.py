@@ -6,14 +6,15 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
 from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EVIDENCE = ("evidence: encodable = passes the checker and the reference model agrees with "
             "numpy; modelled = encodable and priced by the target's cost model (a ranking "
@@ -22,6 +23,8 @@ EVIDENCE = ("evidence: encodable = passes the checker and the reference model ag
 
 def _console() -> Console:
     """Wide enough that nest labels and details do not wrap when piped."""
+    from rich.console import Console
+
     return Console(width=max(120, Console().width))
 
 
@@ -119,6 +122,8 @@ def _census_rows(res: Any) -> list[dict[str, Any]]:
 
 def _print_census(con: Console, target: Any, res: Any,
                   independent: Mapping[str, int] | None) -> None:
+    from rich.table import Table
+
     from polyjoule.search import target as targets
 
     if res.census.total:
@@ -143,6 +148,8 @@ def _print_census(con: Console, target: Any, res: Any,
 
 
 def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     names = res.best.cost.names
     t = Table(title=f"top {len(cands)} of {len(res.candidates)} candidates by "
               f"({', '.join(names)})", title_justify="left")
@@ -298,6 +305,8 @@ def _gate_cmd(target_name: str | None, as_json: bool) -> None:
 
 
 def _print_gate(tgt: Any, result: Any) -> None:
+    from rich.table import Table
+
     from polyjoule.search import target as targets
 
     t = Table(title=f"gate on {targets.describe(tgt)}", title_justify="left")
@@ -316,6 +325,8 @@ def _print_gate(tgt: Any, result: Any) -> None:
 
 
 def _list_cmd(as_json: bool) -> None:
+    from rich.table import Table
+
     from polyjoule.library import workloads as registry
     from polyjoule.search import target as targets
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import ValidationMismatch
-from polyjoule.model.pra import Kernel
 from polyjoule.targets.tcpa.locations import CLASSES
+
+if TYPE_CHECKING:
+    from polyjoule.model.pra import Kernel
 
 
 def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:
@@ -89,6 +89,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
         else:
+            from rich.console import Console
+            from rich.table import Table
+
             console = Console()
             t = Table(title=f"simulated {k.name} on a {arr[0]}x{arr[1]} array "
                             f"({', '.join(f'{p}={v}' for p, v in values.items())})")
@@ -151,6 +154,9 @@ def register(app: typer.Typer) -> None:
                          for w_, s_, m_, ok in rows],
                 "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
         else:
+            from rich.console import Console
+            from rich.table import Table
+
             t = Table(title=f"validate {k.name} on a {arr[0]}x{arr[1]} array "
                             f"({', '.join(f'{p}={v}' for p, v in values.items())})")
             for col in ("what", "symbolic", "simulated", ""):

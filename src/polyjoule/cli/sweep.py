@@ -5,15 +5,15 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from polyjoule.cli._common import handles_errors
 from polyjoule.errors import SpecError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _LazyProgress:
@@ -64,6 +64,9 @@ def _fmt(x: float) -> str:
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     cols = result.columns
     if sort not in cols:
         raise SpecError(f"--sort: no column {sort!r}")
@@ -134,6 +137,9 @@ def register(app: typer.Typer) -> None:
         Energy, latency, EDP, utilisation and the energy-latency Pareto front of every design
         point, from formulas derived once per mapping (cached) and evaluated vectorised.
         """
+        from rich.console import Console
+        from rich.markup import escape
+
         from polyjoule.cli.symbolic import load_kernel
         from polyjoule.dse import space
         from polyjoule.dse.cache import FormulaCache
@@ -239,4 +245,7 @@ def register(app: typer.Typer) -> None:
             path = plots.breakdown(cols, output, x=x, where=sel, title=title)
         else:
             path = plots.pareto(cols, output, where=sel, title=title)
+        from rich.console import Console
+        from rich.markup import escape
+
         Console(soft_wrap=True).print(escape(f"wrote {path}"))

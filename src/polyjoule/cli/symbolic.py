@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
 from polyjoule.errors import SpecError
-from polyjoule.model.pra import Kernel
-from polyjoule.targets.tcpa.energy import EnergyTable
 from polyjoule.targets.tcpa.locations import CLASSES
+
+if TYPE_CHECKING:
+    from polyjoule.model.pra import Kernel
+    from polyjoule.targets.tcpa.energy import EnergyTable
 
 
 def load_kernel(name: str) -> Kernel:
@@ -137,6 +136,10 @@ def _power(array: str, a: Any, r: Any, values: dict[str, int], extra: dict) -> d
 
 
 def _print(k: Kernel, a, r, extra: dict) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console()
     t = Table(title=f"{k.name} on a {a.array[0]}x{a.array[1]} array "
                     f"({', '.join(f'{p}={v}' for p, v in r.values.items())})")

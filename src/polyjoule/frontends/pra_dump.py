@@ -7,10 +7,12 @@ derived kernel this way, and ``polyjoule show`` writes conditions as :func:`cond
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polyjoule.model.affine import Affine, Constraint
-from polyjoule.model.pra import PRA, Dim, Kernel, Statement
+
+if TYPE_CHECKING:  # not at run time: `polyjoule show` writes conditions without numpy
+    from polyjoule.model.pra import PRA, Dim, Kernel, Statement
 
 
 def _lead(e: Affine, dims: Sequence[str]) -> str | None:
@@ -40,6 +42,13 @@ def condition_text(c: Constraint, dims: Sequence[str]) -> str:
         e, rel = -e, "==" if c.eq else "<="
     lhs = Affine.of({k: v for k, v in e.terms if v > 0 and k == lead})
     return f"{lhs} {rel} {lhs - e}"
+
+
+def transport_text(var: str, source: str, dims: Sequence[str], dep: Sequence[int]) -> str:
+    """``x[i] = y[i0, i1 - 1]``: how a transport reads (the statement's ``text``)."""
+    shift = ", ".join(n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
+                      for n, d in zip(dims, dep, strict=True))
+    return f"{var}[i] = {source}[{shift}]"
 
 
 def _scalar(a: Affine) -> int | str:

@@ -25,13 +25,13 @@ A file holds one PRA (top-level ``statements``) or a kernel of phases (``phases:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
+from polyjoule.frontends.pra_dump import transport_text
 from polyjoule.frontends.specfile import read_yaml, validation_error
 from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.model.expr import parse_expr
@@ -106,13 +106,6 @@ def _access(text: str, known: set[str], where: str) -> tuple[str, tuple[Affine, 
         raise SpecError(f"{where}: {text!r} is not an array access like 'A[i0, i1]'")
     idx = tuple(parse_affine(p.strip(), known, where) for p in m.group(2).split(","))
     return m.group(1), idx
-
-
-def transport_text(var: str, source: str, dims: Sequence[str], dep: Sequence[int]) -> str:
-    """``x[i] = y[i0, i1 - 1]``: how a transport reads (the statement's ``text``)."""
-    shift = ", ".join(n if d == 0 else f"{n} - {d}" if d > 0 else f"{n} + {-d}"
-                      for n, d in zip(dims, dep, strict=True))
-    return f"{var}[i] = {source}[{shift}]"
 
 
 def _dims(spec: PRASpec, where: str) -> tuple[Dim, ...]:

@@ -8,13 +8,14 @@ it came from. Constraints are normalised to ``expr >= 0`` or ``expr == 0``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import sympy
+from typing import TYPE_CHECKING, Any
 
 from polyjoule.errors import NotAffineError, SpecError
+
+if TYPE_CHECKING:
+    import sympy  # imported where used: `polyjoule list`/`show` read bounds without sympy
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -81,6 +82,8 @@ class Affine:
         return out
 
     def sympy(self) -> sympy.Expr:
+        import sympy
+
         return sympy.Integer(self.const) + sum(
             (v * sympy.Symbol(k, integer=True) for k, v in self.terms), sympy.Integer(0)
         )
@@ -88,6 +91,8 @@ class Affine:
 
 def parse_affine(text: str | int, known: Iterable[str], where: str) -> Affine:
     """Parse ``text`` as an affine expression over ``known`` names; ``where`` names the place."""
+    import sympy
+
     if isinstance(text, bool):
         raise SpecError(f"{where}: expected an affine expression, got {text!r}")
     if isinstance(text, int):
@@ -144,15 +149,18 @@ class Constraint:
 _REL = re.compile(r"(<=|>=|==|<|>|=)")
 
 
-def parse_condition(text: str, known: Iterable[str], where: str) -> list[Constraint]:
-    """``i1 >= 1``, ``i0 == 0``, ``1 <= i1 < N1``, ``j <= i`` -> normalised constraints."""
+def parse_condition(text: str, known: Iterable[str], where: str,
+                    affine: Callable[[str, Iterable[str], str], Affine] = parse_affine
+                    ) -> list[Constraint]:
+    """``i1 >= 1``, ``i0 == 0``, ``1 <= i1 < N1``, ``j <= i`` -> normalised constraints
+    (each side parsed by ``affine``)."""
     if not isinstance(text, str):
         raise SpecError(f"{where}: expected a condition like 'i1 >= 1', got {text!r}")
     parts = _REL.split(text)
     if len(parts) < 3 or len(parts) % 2 == 0:
         raise SpecError(f"{where}: {text!r} is not a comparison like 'i1 >= 1'")
     out: list[Constraint] = []
-    exprs = [parse_affine(p.strip(), known, where) for p in parts[0::2]]
+    exprs = [affine(p.strip(), known, where) for p in parts[0::2]]
     for lhs, rel, rhs in zip(exprs, parts[1::2], exprs[1:], strict=False):
         if rel in ("==", "="):
             out.append(Constraint(lhs - rhs, eq=True))

@@ -12,8 +12,7 @@ from dataclasses import replace
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.localize.geometry import Geometry
-from polyjoule.frontends.pra_dump import condition_text, oriented
-from polyjoule.frontends.pra_yaml import transport_text
+from polyjoule.frontends.pra_dump import condition_text, oriented, transport_text
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.nest import Access, Nest
