@@ -16,8 +16,8 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.errors import InfeasibleSchedule, ParameterRangeError
-from polyjoule.mapping.legality import Illegal, Verdict, kernel_verdict, phase_verdict, refusal
+from polyjoule.errors import ParameterRangeError
+from polyjoule.mapping.legality import Verdict, kernel_verdict, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, cases
 from polyjoule.model.pra import PRA, Kernel
 from polyjoule.targets.tcpa.array import ProcessorArray
@@ -151,15 +151,20 @@ class Analysis:
     _compiled: Any = field(default=None, repr=False)
     _schedules: list[Any] | None = field(default=None, repr=False)
 
+    @staticmethod
+    def _check_domain(ph: PhaseAnalysis, values: Mapping[str, Any]) -> None:
+        """Every parameter given, none below its minimum: bad input otherwise."""
+        ph.pra.check_params(values)
+        for p, lo in ph.pra.param_min:
+            if np.any(np.asarray(values[p]) < lo):
+                raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
+
     def tile_sizes(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
         """Tile sizes per dim at ``values`` (ints or arrays), after checking the domain the
         formulas hold on: parameter minima and the tiling rules of
         :mod:`polyjoule.mapping.legality`. Outside it: an error, never a silent 0."""
         pra = ph.pra
-        pra.check_params(values)
-        for p, lo in pra.param_min:
-            if np.any(np.asarray(values[p]) < lo):
-                raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
+        self._check_domain(ph, values)
         why = phase_verdict(pra, ph.tiling, values).first()
         if why is not None:
             if why.cause == "empty-dimension":
@@ -171,17 +176,11 @@ class Analysis:
         return tuple(sizes)
 
     def schedules(self) -> list[Any]:
-        """Per phase: its schedule (pi = w = 1), or the reason none exists."""
+        """Per phase: its schedule (pi = w = 1; ``Unschedulable`` when no order exists)."""
         if self._schedules is None:
-            from polyjoule.analysis.schedule import derive_schedule
+            from polyjoule.analysis.schedule import kernel_schedules
 
-            out: list[Any] = []
-            for ph in self.phases:
-                try:
-                    out.append(derive_schedule(ph.pra, ph.tiling))
-                except InfeasibleSchedule as e:
-                    out.append(Illegal("no-schedule", str(e)))
-            self._schedules = out
+            self._schedules = kernel_schedules(self.kernel, self.array, self.tile)
         return self._schedules
 
     def verdict(self, values: Mapping[str, Any]) -> Verdict:
@@ -192,7 +191,7 @@ class Analysis:
     def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
         """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
         for ph in self.phases:
-            self.tile_sizes(ph, {p: int(values[p]) for p in ph.pra.params})
+            self._check_domain(ph, values)
         why = self.verdict({k: int(values[k]) for k in self.kernel.params}).reason()
         if why is not None:
             raise refusal(why)

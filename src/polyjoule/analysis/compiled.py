@@ -29,6 +29,7 @@ from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
 from polyjoule.analysis.intprint import VECTOR_ENV, compile_source, int_source
 from polyjoule.errors import SpecError
+from polyjoule.mapping.legality import phase_verdict
 from polyjoule.mapping.tiling import min_tile
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -350,21 +351,28 @@ class CompiledLatency:
     fn: Any = None
     source: str = ""
 
-    def __call__(self, values: Mapping[str, Any]) -> np.ndarray:
+    def __call__(self, values: Mapping[str, Any], legal: np.ndarray | None = None) -> np.ndarray:
+        """Latency per point, ``-1`` where :func:`~polyjoule.mapping.legality.phase_verdict`
+        refuses it (``legal``: that verdict's mask when the caller already has it)."""
         s = self.schedule
         arrays = {k: np.asarray(values[k], dtype=np.int64) for k in s.pra.params}
         if self.fn is None:
             return np.asarray(s.latency_many(arrays), dtype=np.int64)
-        p = s.tiling.sizes_many(s.pra, arrays)
+        p = [np.maximum(x, 1) for x in s.tiling.sizes_many(s.pra, arrays)]
         extents = [np.asarray(d.extent.evaluate(arrays)) for d in s.pra.dims]
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-        out = np.broadcast_to(np.asarray(self.fn(*(arrays[k] for k in s.pra.params), *p),
-                                         dtype=np.int64), shape)
-        return np.where(s.verdict(extents, p).ok, out, -1)
+        if legal is None:
+            legal = phase_verdict(s.pra, s.tiling, arrays, s).ok
+        big = np.iinfo(np.int64).max
+        best = np.full(shape, big, dtype=np.int64)
+        for c, lat in zip(s.pool, self.fn(*(arrays[k] for k in s.pra.params), *p), strict=True):
+            best = np.where(c.first_violation(extents, p) < 0, np.minimum(best, lat), best)
+        return np.where(legal & (best < big), best, -1)
 
 
 def latency_source(schedule: Any) -> str:
-    """The generated latency function's source: shared floors/remainders, CSE, min of orders."""
+    """The generated latency function's source: shared floors/remainders and CSE; it returns
+    one latency per scanning order (which orders are feasible differs from point to point)."""
     pra = schedule.pra
     exprs = [c.latency_formula for c in schedule.pool]
     names = [*pra.params, *(f"p{l}" for l in range(pra.n))]
@@ -383,9 +391,7 @@ def latency_source(schedule: Any) -> str:
     subs, reduced = sympy.cse(flat, symbols=sympy.numbered_symbols("_s"))
     for sym, sub in subs:
         lines.append(f"    {sym} = {int_source(sub)}")
-    outs = [int_source(r) for r in reduced]
-    body = outs[0] if len(outs) == 1 else "_min(" * (len(outs) - 1) + outs[0] + "".join(
-        f", {o})" for o in outs[1:])
+    body = "[" + ", ".join(int_source(r) for r in reduced) + "]"
     return f"def _lat({', '.join(names)}):\n" + "\n".join(lines) + f"\n    return {body}\n"
 
 

@@ -23,12 +23,13 @@ from polyjoule.analysis.scan import ScanSchedule, dependences, scan_schedule
 from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
-from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, refusal
+from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, min_tile
 from polyjoule.model.pra import PRA, Kernel
 
 __all__ = ["ConcreteSchedule", "Schedule", "ScanSchedule", "Timing", "derive_schedule",
-           "kernel_latency", "kernel_schedules", "p_sym", "refusal", "statement_timing", "t_sym"]
+           "Unschedulable", "kernel_latency", "kernel_schedules", "p_sym", "statement_timing",
+           "t_sym"]
 
 
 @dataclass(frozen=True)
@@ -170,18 +171,54 @@ class Schedule:
         return self.at(values).latency
 
     def latency_many(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Vectorised latency over arrays of parameter values; -1 where no schedule is feasible.
-
-        Parameter minima and tile legality are not checked per point (use :meth:`latency`).
-        """
+        """Vectorised latency over arrays of parameter values; -1 where the point is refused
+        (:func:`~polyjoule.mapping.legality.phase_verdict`). Parameter minima are not checked."""
         arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
-        p = self.tiling.sizes_many(self.pra, arrays)
+        p = [np.maximum(x, 1) for x in self.tiling.sizes_many(self.pra, arrays)]
         extents = [np.asarray(d.extent.evaluate(arrays)) for d in self.pra.dims]
         big = np.iinfo(np.int64).max
         lat = np.stack([np.where(c.first_violation(extents, p) < 0, c.latency_many(arrays, p), big)
                         for c in self.pool])
         best = np.min(lat, axis=0)
-        return np.where(best == big, -1, best)
+        legal = phase_verdict(self.pra, self.tiling, arrays, self).ok
+        return np.where((best == big) | ~legal, -1, best)
+
+
+@dataclass
+class Unschedulable:
+    """A phase no scanning order can run at any point: every point is refused with ``reason``."""
+
+    pra: PRA
+    tiling: Tiling
+    reason: Illegal
+
+    def verdict(self, extents: Sequence[Any], p: Sequence[Any]) -> Verdict:
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
+        return Verdict(np.zeros(shape, dtype=np.int64), (self.reason,))
+
+    def at(self, values: Mapping[str, int]) -> ConcreteSchedule:
+        self.pra.check_params(values)
+        why = phase_reason(self.pra, self.tiling, values, self)
+        assert why is not None, "an unschedulable phase refuses every point"
+        raise refusal(why)
+
+    def latency(self, values: Mapping[str, int]) -> int:
+        return self.at(values).latency
+
+    def latency_many(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        shape = np.broadcast_shapes(*(np.shape(values[k]) for k in self.pra.params))
+        return np.full(shape, -1, dtype=np.int64)
+
+    def compiled_latency(self, values: Mapping[str, np.ndarray], legal: Any = None) -> np.ndarray:
+        return self.latency_many(values)
+
+
+def _check_request(pi: int, w: int) -> None:
+    """A pipeline interval or operation latency that no schedule could have: bad input."""
+    if int(pi) != pi or pi < 1:
+        raise InfeasibleSchedule(f"schedule: pipeline interval pi={pi} must be an integer >= 1")
+    if int(w) != w or w < 0:
+        raise InfeasibleSchedule(f"schedule: operation latency w={w} must be a non-negative integer")
 
 
 def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
@@ -193,8 +230,7 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
     An infeasible request (``pi < 1``, an order violating a dependence) is
     :class:`InfeasibleSchedule`.
     """
-    if int(pi) != pi or pi < 1:
-        raise InfeasibleSchedule(f"schedule: pipeline interval pi={pi} must be an integer >= 1")
+    _check_request(pi, w)
     timing = statement_timing(pra, w, op_latency)
     deps = dependences(pra, tiling, timing, w)
     mins: dict[sympy.Symbol, int] = {}
@@ -239,8 +275,10 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
 
 def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ...] | None = None,
                      pi: int = 1, w: int = 1, order: Sequence[int | str] | None = None,
-                     op_latency: Mapping[str, int] | None = None) -> list[Schedule]:
-    """One schedule per phase (a tile or order is used only by phases with as many dims)."""
+                     op_latency: Mapping[str, int] | None = None) -> list[Schedule | Unschedulable]:
+    """One schedule per phase (a tile or order is used only by phases with as many dims); a
+    phase without any scanning order refuses its points (:class:`Unschedulable`)."""
+    _check_request(pi, w)
     key = (kernel.phases, tuple(array), tile, pi, w, tuple(order) if order is not None else None,
            tuple(sorted((op_latency or {}).items())))
     hit = _CACHE.get(key)
@@ -250,16 +288,19 @@ def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ..
     for pra in kernel.phases:
         tl = Tiling.of(pra, array, tile if tile is not None and len(tile) == pra.n else None)
         o = order if order is not None and len(order) == pra.n else None
-        out.append(derive_schedule(pra, tl, pi, w, o, op_latency))
+        try:
+            out.append(derive_schedule(pra, tl, pi, w, o, op_latency))
+        except InfeasibleSchedule as e:
+            out.append(Unschedulable(pra, tl, Illegal("no-schedule", str(e))))
     if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[key] = tuple(out)
     return out
 
 
-_CACHE: dict[Any, tuple[Schedule, ...]] = {}
+_CACHE: dict[Any, tuple[Schedule | Unschedulable, ...]] = {}
 
 
-def kernel_latency(schedules: Sequence[Schedule], values: Mapping[str, int]) -> int:
+def kernel_latency(schedules: Sequence[Schedule | Unschedulable], values: Mapping[str, int]) -> int:
     """Phases run one after another: their latencies add."""
     return sum(s.latency({p: values[p] for p in s.pra.params}) for s in schedules)

@@ -35,8 +35,8 @@ import numpy as np
 from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
 from polyjoule.analysis.compiled import energies
 from polyjoule.dse.space import MappingSpec, SizeGrid
-from polyjoule.errors import InfeasibleMapping, InfeasibleSchedule, PolyjouleError
-from polyjoule.mapping.legality import Illegal, Verdict, kernel_verdict
+from polyjoule.errors import InfeasibleMapping, PolyjouleError
+from polyjoule.mapping.legality import Verdict, kernel_verdict
 from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.pra import Kernel
 from polyjoule.targets.tcpa.energy import EnergyTable, default_table
@@ -98,14 +98,13 @@ def _py(x: Any) -> Any:
 
 
 def feasible(kernel: Kernel, m: MappingSpec, sizes: Mapping[str, np.ndarray],
-             schedules: Sequence[Any] | Illegal | None = None) -> Verdict:
+             schedules: Sequence[Any] | None = None) -> Verdict:
     """Which points this mapping can run, and why the others cannot
     (:func:`polyjoule.mapping.legality.kernel_verdict`; tiling only without ``schedules``)."""
     phases = []
     for n, pra in enumerate(kernel.phases):
         tl = Tiling.of(pra, m.array, m.tile if m.tile is not None and len(m.tile) == pra.n else None)
-        sched = schedules if isinstance(schedules, Illegal) or schedules is None else schedules[n]
-        phases.append((pra, tl, sched))
+        phases.append((pra, tl, None if schedules is None else schedules[n]))
     return kernel_verdict(phases, sizes)
 
 
@@ -124,9 +123,8 @@ def _refused(v: Verdict, sizes: Mapping[str, np.ndarray]) -> InfeasibleMapping:
 
 
 def schedules_for(kernel: Kernel, m: MappingSpec, pi: int = 1, w: int = 1,
-                  cache: Any = None) -> list[Any] | Illegal:
-    """One schedule per phase (``polyjoule.analysis.schedule``), cached when possible; the
-    reason when no scanning order exists at all."""
+                  cache: Any = None) -> list[Any]:
+    """One schedule per phase (``polyjoule.analysis.schedule``), cached when possible."""
     from polyjoule.analysis.analyze import derivation_key
     from polyjoule.analysis.schedule import kernel_schedules
 
@@ -140,26 +138,24 @@ def schedules_for(kernel: Kernel, m: MappingSpec, pi: int = 1, w: int = 1,
         got = cache.get_object(key, "schedules")
         if got is not None:
             return got  # type: ignore[no-any-return]
-    try:
-        out = kernel_schedules(kernel, m.array, m.tile, pi, w, m.order)
-    except InfeasibleSchedule as e:  # no scanning order at all: every point is refused
-        return Illegal("no-schedule", str(e))
+    out = kernel_schedules(kernel, m.array, m.tile, pi, w, m.order)
     if key is not None:
         for s in out:  # drop lazily compiled evaluators (generated code does not pickle)
-            for c in s.candidates:
+            for c in getattr(s, "candidates", []):
                 for attr in ("_scalar", "_vector", "_lambdas"):
                     c.__dict__.pop(attr, None)
         cache.put_object(key, "schedules", out)
     return out
 
 
-def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Exact latency of every point (phases run one after another; -1 where a phase has no
-    feasible schedule), through each schedule's compiled latency."""
+def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray],
+                 legal: np.ndarray | None = None) -> np.ndarray:
+    """Exact latency of every point (phases run one after another; -1 where a phase refuses
+    it), through each schedule's compiled latency. ``legal``: the points' verdict, if known."""
     total: Any = 0
     bad: Any = False
     for s in schedules:
-        lat = s.compiled_latency({p: sizes[p] for p in s.pra.params})
+        lat = s.compiled_latency({p: sizes[p] for p in s.pra.params}, legal)
         bad = bad | (lat < 0)
         total = total + lat
     return np.where(bad, -1, np.asarray(total, dtype=np.int64))
@@ -346,7 +342,7 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
         raise PolyjouleError("sweep: no mapping (give --arrays)")
     # legality first: a bad request fails before the volumes are derived or anything written
     ts = time.perf_counter()
-    scheds: dict[MappingSpec, list[Any] | Illegal] = {}
+    scheds: dict[MappingSpec, list[Any]] = {}
     masks: list[np.ndarray] = []
     verdicts: list[Verdict] = []
     for i, m in enumerate(spec.mappings):
@@ -375,11 +371,9 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
         ck = (m.array, m.tile)
         if ck not in counts_cache:  # counts do not depend on the scanning order
             counts_cache[ck] = counts_many(a, sizes) if idx.size else {}
-        ms = scheds[m]
-        assert not isinstance(ms, Illegal) or not idx.size, "a refused mapping has no points"
-        lat = latency_many(ms, sizes) if idx.size else np.zeros(0, dtype=np.int64)  # type: ignore[arg-type]
-        results.append(MappingResult(m, a, idx, counts_cache[ck], lat,
-                                     [] if isinstance(ms, Illegal) else ms, verdicts[i]))
+        lat = latency_many(scheds[m], sizes, np.ones(idx.size, dtype=bool)) if idx.size \
+            else np.zeros(0, dtype=np.int64)  # only legal points (the verdict above)
+        results.append(MappingResult(m, a, idx, counts_cache[ck], lat, scheds[m], verdicts[i]))
     progress("evaluate", len(spec.mappings), len(spec.mappings))
     eval_s = time.perf_counter() - te
     columns = _assemble(spec, results, tables)

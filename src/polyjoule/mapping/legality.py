@@ -100,15 +100,12 @@ def tile_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any]
 
 
 def phase_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any],
-                  schedule: Schedulable | Illegal | None = None) -> Verdict:
+                  schedule: Schedulable | None = None) -> Verdict:
     """The one rule, vectorised over the points of ``values`` (arrays or ints).
 
-    ``schedule``: the phase's derived schedule, an :class:`Illegal` when none could be derived
-    (every point refused), or ``None`` to check the tiling only.
+    ``schedule``: the phase's derived schedule, or ``None`` to check the tiling only.
     """
     v, extents, sizes = tile_verdict(pra, tiling, values)
-    if isinstance(schedule, Illegal):
-        return v.refuse(np.ones(v.code.shape, dtype=bool), schedule)
     if schedule is None or not v.ok.any():
         return v
     s = schedule.verdict(extents, [np.maximum(p, 1) for p in sizes])
@@ -118,12 +115,12 @@ def phase_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any],
 
 
 def phase_reason(pra: PRA, tiling: Tiling, values: Mapping[str, int],
-                 schedule: Schedulable | Illegal | None = None) -> Illegal | None:
+                 schedule: Schedulable | None = None) -> Illegal | None:
     """:func:`phase_verdict` at one point."""
     return phase_verdict(pra, tiling, {k: int(values[k]) for k in pra.params}, schedule).reason()
 
 
-def kernel_verdict(phases: Sequence[tuple[PRA, Tiling, Schedulable | Illegal | None]],
+def kernel_verdict(phases: Sequence[tuple[PRA, Tiling, Schedulable | None]],
                    values: Mapping[str, Any]) -> Verdict:
     """Every phase must be legal; a point takes the reason of its first refused phase."""
     out: Verdict | None = None
