@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -36,7 +37,14 @@ def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
 
 def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
     """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
-    sub = _r_subst(pra, groups)
+    return _display(f, pra, tuple(groups))
+
+
+@lru_cache(maxsize=4096)
+def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
+    """:func:`display`, once per formula (sympy factoring is slow; analyses of one kernel on
+    one array share their formulas)."""
+    sub = _r_subst(pra, list(groups))
     parts = []
     for poly, conjs in f.piece_parts():
         e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))

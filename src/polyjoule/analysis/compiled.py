@@ -176,9 +176,9 @@ class CompiledPhase:
         subs, reduced = sympy.cse([e for _, e, _, _ in pending],
                                   symbols=sympy.numbered_symbols("_c"), optimizations="basic")
         for sym, sub in subs:
-            g.lines.append(f"    {sym} = {_py(sub)}")
+            g.lines.append(f"    {sym} = {int_source(sub)}")
         for (fi, _, den, mask), expr in zip(pending, reduced, strict=True):
-            num = g.name(("poly", str(expr)), _py(expr))
+            num = g.name(("poly", str(expr)), int_source(expr))
             val = num if den == 1 else g.name(("den", num, den), f"{num} // {den}")
             if mask is not None:
                 val = g.name(("where", mask, val), f"np.where({mask}, {val}, 0)")
@@ -236,13 +236,6 @@ def _compiled_phase(ph: PhaseAnalysis) -> CompiledPhase:
         clone.phase = ph
         return clone
     return cp
-
-
-def _py(e: sympy.Expr) -> str:
-    """Integer-only Python text of a sympy polynomial (no floats, no rationals)."""
-    text = str(e)
-    assert "/" not in text, text
-    return f"({text})"
 
 
 class CompiledAnalysis:
@@ -370,6 +363,22 @@ class CompiledLatency:
         return np.where(legal & (best < big), best, -1)
 
 
+def _replace(e: Any, repl: Mapping[Any, sympy.Symbol]) -> Any:
+    """``e.xreplace(repl)`` without re-evaluating ``Max``/``Min`` (whose argument sorting is
+    exponential on the large latency formulas of deep nests)."""
+    if e in repl:
+        return repl[e]
+    if not e.args:
+        return e
+    args = [_replace(a, repl) for a in e.args]
+    if all(a is b for a, b in zip(args, e.args, strict=True)):
+        return e
+    try:
+        return e.func(*args, evaluate=False)
+    except TypeError:
+        return e.func(*args)
+
+
 def latency_source(schedule: Any) -> str:
     """The generated latency function's source: shared floors/remainders and CSE; it returns
     one latency per scanning order (which orders are feasible differs from point to point)."""
@@ -387,12 +396,22 @@ def latency_source(schedule: Any) -> str:
                     atoms[text] = sympy.Symbol(f"_a{len(atoms)}", integer=True)
                     lines.append(f"    {atoms[text]} = {text}")
                 repl[a] = atoms[text]
-    flat = [e.xreplace(repl) for e in exprs]
+    flat = [_replace(e, repl) for e in exprs]
     subs, reduced = sympy.cse(flat, symbols=sympy.numbered_symbols("_s"))
     for sym, sub in subs:
         lines.append(f"    {sym} = {int_source(sub)}")
     body = "[" + ", ".join(int_source(r) for r in reduced) + "]"
     return f"def _lat({', '.join(names)}):\n" + "\n".join(lines) + f"\n    return {body}\n"
+
+
+#: Above this many formula nodes (all orders together; a 4-deep nest like heat-3d has ~35k,
+#: GEMM 300) common-subexpression elimination costs tens of seconds: the schedule's own
+#: per-order functions are used instead.
+MAX_SHARED_NODES = 5000
+
+
+def _size(schedule: Any) -> int:
+    return sum(sum(1 for _ in sympy.preorder_traversal(c.latency_formula)) for c in schedule.pool)
 
 
 def compile_latency(schedule: Any) -> CompiledLatency:
@@ -401,7 +420,7 @@ def compile_latency(schedule: Any) -> CompiledLatency:
     Exactness is checked against the schedule's own evaluation on sample points; any
     failure (or a formula with per-point ILP terms) falls back to ``Schedule.latency_many``.
     """
-    if any(c.coupled for c in schedule.pool):
+    if any(c.coupled for c in schedule.pool) or _size(schedule) > MAX_SHARED_NODES:
         return CompiledLatency(schedule)
     try:
         src = latency_source(schedule)

@@ -40,10 +40,8 @@ def _zero_reads(s: Statement) -> tuple[str, ...]:
     return s.reads
 
 
-def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None = None) -> Timing:
-    """``tau_q`` (longest zero-dependence path) and ``w_q`` for every statement of ``pra``."""
-    if int(w) != w or w < 0:
-        raise InfeasibleSchedule(f"schedule: operation latency w={w} must be a non-negative integer")
+def _latencies(pra: PRA, w: int, op_latency: Mapping[str, int] | None) -> dict[str, int]:
+    """``w_q``: compute ``w`` (or its slowest op's override), else the kind's latency."""
     ops_w = dict(op_latency or {})
     lat: dict[str, int] = {}
     for s in pra.statements:
@@ -52,13 +50,21 @@ def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None 
             lat[s.id] = max((int(ops_w.get(op, w)) for op, _ in s.expr.ops), default=int(w))
         else:
             lat[s.id] = KIND_LATENCY[s.kind]
+    return lat
+
+
+def _zero_preds(pra: PRA) -> dict[str, list[str]]:
+    """Per statement: the statements writing what it reads at its own iteration."""
     writers: dict[str, list[str]] = {}
     for s in pra.statements:
         if s.kind != "output":
             writers.setdefault(s.var, []).append(s.id)
-    preds = {s.id: sorted({wid for v in _zero_reads(s) for wid in writers.get(v, [])})
-             for s in pra.statements}
-    # Kahn's algorithm in statement order; a zero-dependence cycle has no schedule.
+    return {s.id: sorted({wid for v in _zero_reads(s) for wid in writers.get(v, [])})
+            for s in pra.statements}
+
+
+def _topological(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
+    """Kahn's algorithm in statement order; a zero-dependence cycle has no schedule."""
     indeg = {sid: len(ps) for sid, ps in preds.items()}
     succs: dict[str, list[str]] = {sid: [] for sid in preds}
     for sid, ps in preds.items():
@@ -76,6 +82,16 @@ def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None 
     if len(topo) != len(preds):
         bad = sorted(set(preds) - set(topo))
         raise InfeasibleSchedule(f"{pra.name}: zero-dependence cycle through {', '.join(bad)}")
+    return topo
+
+
+def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None = None) -> Timing:
+    """``tau_q`` (longest zero-dependence path) and ``w_q`` for every statement of ``pra``."""
+    if int(w) != w or w < 0:
+        raise InfeasibleSchedule(f"schedule: operation latency w={w} must be a non-negative integer")
+    lat = _latencies(pra, w, op_latency)
+    preds = _zero_preds(pra)
+    topo = _topological(pra, preds)
     tau: dict[str, int] = {}
     for sid in topo:
         tau[sid] = max((tau[q] + lat[q] for q in preds[sid]), default=0)
@@ -89,4 +105,3 @@ def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None 
     # by offset, then dependence order (a zero-latency writer and its reader share an offset)
     topo_final = tuple(sorted(topo, key=lambda sid: (tau[sid], order[sid])))
     return Timing(tau, lat, topo_final, max(tau[s] + lat[s] for s in tau))
-
