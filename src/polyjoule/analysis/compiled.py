@@ -359,7 +359,11 @@ class CompiledLatency:
         big = np.iinfo(np.int64).max
         best = np.full(shape, big, dtype=np.int64)
         for c, lat in zip(s.pool, self.fn(*(arrays[k] for k in s.pra.params), *p), strict=True):
-            best = np.where(c.first_violation(extents, p) < 0, np.minimum(best, lat), best)
+            ok = c.feasible(extents, p)
+            if np.ndim(ok) == 0 and bool(ok):
+                np.minimum(best, lat, out=best)
+            else:
+                best = np.where(ok, np.minimum(best, lat), best)
         return np.where(legal & (best < big), best, -1)
 
 

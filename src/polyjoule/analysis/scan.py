@@ -137,6 +137,22 @@ class ScanSchedule:
             out = np.where(bad, q, out)
         return out
 
+    def feasible(self, extents: Sequence[Any], p: Sequence[Any]) -> Any:
+        """Per point: does every dependence case that has points hold (``first_violation < 0``)?
+        Cases whose slack is a non-negative constant are skipped (the fast path of sweeps)."""
+        if not self.deps:
+            return np.asarray(True)
+        slacks = self._slack_fn(*(np.asarray(x) for x in p))
+        if len(self.deps) == 1:
+            slacks = [slacks]
+        ok: Any = np.asarray(True)
+        for d, sl in zip(self.deps, slacks, strict=True):
+            short = np.asarray(sl) < 0
+            if not short.any():
+                continue
+            ok = ok & ~(short & d.nonempty(extents, p))
+        return ok
+
     def violation(self, q: int) -> str:
         """What dependence case ``q`` needs, for a reason."""
         d = self.deps[q]

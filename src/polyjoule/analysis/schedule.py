@@ -131,14 +131,18 @@ class Schedule:
     def verdict(self, extents: Sequence[Any], p: Sequence[Any]) -> Verdict:
         """Points where no scanning order satisfies every dependence case that has points
         (the reason names the first order's first violated case)."""
-        first = [c.first_violation(extents, p) for c in self.pool]
-        bad = np.logical_and.reduce([f >= 0 for f in first])
-        code = np.full(bad.shape, -1, dtype=np.int64)
-        qs = sorted({int(q) for q in np.unique(first[0][bad])}) if bad.any() else []
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
+        bad = np.broadcast_to(~np.logical_or.reduce([c.feasible(extents, p) for c in self.pool]),
+                              shape)
+        code = np.full(shape, -1, dtype=np.int64)
+        if not bad.any():
+            return Verdict(code, ())
+        first = self.pool[0].first_violation(extents, p)
+        qs = sorted({int(q) for q in np.unique(first[bad])})
         reasons = tuple(Illegal("no-schedule", f"{self.pra.name}: no feasible scanning order: "
                                                f"{self.pool[0].violation(q)}") for q in qs)
         for i, q in enumerate(qs):
-            code = np.where(bad & (first[0] == q), i, code)
+            code = np.where(bad & (first == q), i, code)
         return Verdict(code, reasons)
 
     def at(self, values: Mapping[str, int]) -> ConcreteSchedule:
@@ -160,7 +164,7 @@ class Schedule:
             raise refusal(why)
         extents = [d.extent.evaluate(values) for d in self.pra.dims]
         lat, c = min(((c.latency_at(values, p), n) for n, c in enumerate(self.pool)
-                      if int(c.first_violation(extents, p)) < 0))
+                      if bool(c.feasible(extents, p))))
         best = self.pool[c]
         lj, lk = best.lambdas(p)
         t = tuple(-(-e // p[l]) for l, e in enumerate(extents))
@@ -177,7 +181,7 @@ class Schedule:
         p = [np.maximum(x, 1) for x in self.tiling.sizes_many(self.pra, arrays)]
         extents = [np.asarray(d.extent.evaluate(arrays)) for d in self.pra.dims]
         big = np.iinfo(np.int64).max
-        lat = np.stack([np.where(c.first_violation(extents, p) < 0, c.latency_many(arrays, p), big)
+        lat = np.stack([np.where(c.feasible(extents, p), c.latency_many(arrays, p), big)
                         for c in self.pool])
         best = np.min(lat, axis=0)
         legal = phase_verdict(self.pra, self.tiling, arrays, self).ok
