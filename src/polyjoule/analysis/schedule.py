@@ -132,8 +132,8 @@ class Schedule:
         """Points where no scanning order satisfies every dependence case that has points
         (the reason names the first order's first violated case)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
-        bad = np.broadcast_to(~np.logical_or.reduce([c.feasible(extents, p) for c in self.pool]),
-                              shape)
+        bad = ~np.logical_or.reduce([np.broadcast_to(c.feasible(extents, p), shape)
+                                     for c in self.pool])
         code = np.full(shape, -1, dtype=np.int64)
         if not bad.any():
             return Verdict(code, ())
