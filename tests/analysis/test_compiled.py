@@ -86,13 +86,13 @@ def test_work_is_loop_body_iterations(cache):
     ("gemm", (8, 8), None), ("gemm", (4, 2), "kji"), ("gesummv", (2, 3), None), ("atax", (1, 4), None),
 ])
 def test_compiled_latency_equals_schedule(name, array, order):
-    from polyjoule.analysis.compiled import CompiledLatency
+    from polyjoule.analysis.compiled import compile_latency
     from polyjoule.analysis.schedule import kernel_schedules
 
     k = get(name)
     rng = np.random.default_rng(5)
     for s in kernel_schedules(k, array, order=order):
-        cl = CompiledLatency(s)
+        cl = compile_latency(s)
         assert cl.fn is not None
         vals = {p: rng.integers(max(array), 500, 2000) for p in s.pra.params}
         assert np.array_equal(cl(vals), s.latency_many(vals))

@@ -192,3 +192,36 @@ def test_schedules_pickle_after_use(name: str) -> None:
     scheds = kernel_schedules(k, (2, 2))
     before = kernel_latency(scheds, vals)
     assert kernel_latency(pickle.loads(pickle.dumps(scheds)), vals) == before
+
+
+@pytest.mark.parametrize(("name", "array", "values"), [
+    ("deriche", (1, 1), {"W": 1, "H": 1}),  # a 1x1 array, single-iteration space
+    ("deriche", (2, 2), {"W": 1, "H": 1}),
+    ("fdtd-2d", (2, 2), {"TMAX": 1, "NX": 2, "NY": 2}),  # tile sizes of 1
+    ("jacobi-1d", (1, 1), {"TSTEPS": 1, "N": 3}),
+    ("jacobi-1d", (2, 2), {"TSTEPS": 1, "N": 3}),
+    ("trisolv", (1, 1), {"N": 1}),
+    ("trisolv", (2, 2), {"N": 1}),
+])
+def test_empty_dependence_cases_do_not_constrain(name, array, values) -> None:
+    """These points were refused ("S5 (intra) needs lambda.d >= 1") for a case with no points
+    there; the simulator runs them, and the schedule's latency is its makespan."""
+    from polyjoule.analysis.simulator import simulate
+
+    k = registry.get(name)
+    sim = simulate(k, array, None, values)
+    assert sim.ok, sim.violations
+    assert kernel_latency(kernel_schedules(k, array), values) == sim.makespan
+
+
+def test_unschedulable_point_names_a_case_with_points(brute_counts) -> None:
+    """jacobi-1d at TSTEPS=3, N=4 on 2x2 has no feasible order; the case named has points."""
+    k = registry.get("jacobi-1d")
+    values = {"TSTEPS": 3, "N": 4}
+    with pytest.raises(InfeasibleSchedule) as refused:
+        kernel_latency(kernel_schedules(k, (2, 2)), values)
+    why = refused.value.reason
+    assert why.cause == "no-schedule"
+    statement, case = why.detail.split(": ")[-1].split(" needs")[0].split(" ")
+    counts = brute_counts(k.phases[0], (2, 2), values)
+    assert counts.get((statement, case.strip("()")), 0) > 0, (why, counts)

@@ -50,7 +50,7 @@ def test_sweep_writes_csv_json_and_validates(tmp_path, cache_dir):
 
 @pytest.mark.parametrize(("args", "msg"), [
     (["-s", "N=64:8"], "empty range"),
-    (["-s", "N=4:8:4", "--arrays", "8x8"], "larger than the problem"),
+    (["-s", "N=16", "--arrays", "8x8", "--tile", "1,1,1"], "more than 8 tiles"),
     (["-s", "N=16", "--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "1"],
      "cannot reach a Dask scheduler"),
     (["-s", "NX=4"], "no parameter"),
@@ -69,7 +69,7 @@ def test_bad_input_is_one_line_exit_2_and_no_files(tmp_path, cache_dir, args, ms
 def test_existing_outputs_are_untouched_on_error(tmp_path, cache_dir):
     csv_p = tmp_path / "s.csv"
     csv_p.write_text("previous\n")
-    r = _run("sweep", "gemm", "-s", "N=2:3", "--arrays", "8x8", "--csv", str(csv_p),
+    r = _run("sweep", "gemm", "-s", "N=16", "--arrays", "8x8", "--tile", "1,1,1", "--csv", str(csv_p),
              "--cache-dir", str(cache_dir))
     assert r.exit_code == 2
     assert csv_p.read_text() == "previous\n"

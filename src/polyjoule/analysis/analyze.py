@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -16,8 +17,9 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.mapping.tiling import Tiling, cases, min_tile
+from polyjoule.errors import ParameterRangeError
+from polyjoule.mapping.legality import Verdict, kernel_verdict, phase_verdict, refusal
+from polyjoule.mapping.tiling import Tiling, cases
 from polyjoule.model.pra import PRA, Kernel
 from polyjoule.targets.tcpa.array import ProcessorArray
 from polyjoule.targets.tcpa.energy import EnergyTable, default_table
@@ -35,7 +37,14 @@ def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
 
 def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
     """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
-    sub = _r_subst(pra, groups)
+    return _display(f, pra, tuple(groups))
+
+
+@lru_cache(maxsize=4096)
+def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
+    """:func:`display`, once per formula (sympy factoring is slow; analyses of one kernel on
+    one array share their formulas)."""
+    sub = _r_subst(pra, list(groups))
     parts = []
     for poly, conjs in f.piece_parts():
         e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
@@ -148,37 +157,52 @@ class Analysis:
     phases: list[PhaseAnalysis]
     derive_seconds: float
     _compiled: Any = field(default=None, repr=False)
+    _schedules: list[Any] | None = field(default=None, repr=False)
+
+    @staticmethod
+    def _check_domain(ph: PhaseAnalysis, values: Mapping[str, Any]) -> None:
+        """Every parameter given, none below its minimum: bad input otherwise."""
+        ph.pra.check_params(values)
+        for p, lo in ph.pra.param_min:
+            if np.any(np.asarray(values[p]) < lo):
+                raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
 
     def tile_sizes(self, ph: PhaseAnalysis, values: Mapping[str, Any]) -> tuple[Any, ...]:
         """Tile sizes per dim at ``values`` (ints or arrays), after checking the domain the
-        formulas hold on: parameter minima, extents >= 1, no more tiles than PEs, tiles at
-        least every dependence distance. Outside it: an error, never a silent 0."""
+        formulas hold on: parameter minima and the tiling rules of
+        :mod:`polyjoule.mapping.legality`. Outside it: an error, never a silent 0."""
         pra = ph.pra
-        pra.check_params(values)
-        for p, lo in pra.param_min:
-            if np.any(np.asarray(values[p]) < lo):
-                raise ParameterRangeError(f"parameters: {p} below its minimum {lo}")
-        need = min_tile(pra)
+        self._check_domain(ph, values)
+        why = phase_verdict(pra, ph.tiling, values).first()
+        if why is not None:
+            if why.cause == "empty-dimension":
+                raise ParameterRangeError(f"parameters: {why.detail}")
+            raise refusal(why)
         sizes = ph.tiling.sizes_many(pra, values)
-        for l, (d, p) in enumerate(zip(pra.dims, sizes, strict=True)):
-            extent = np.asarray(d.extent.evaluate(values))
-            if np.any(extent < 1):
-                raise ParameterRangeError(f"parameters: dim {d.name} has extent {d.extent} < 1")
-            if not ph.tiling.tiled(l):
-                continue
-            if np.any(p < 1) or np.any(-(-extent // np.maximum(p, 1)) > ph.tiling.t[l]):
-                raise InfeasibleMapping(
-                    f"--tile: dim {d.name}: tile size too small, needs more than {ph.tiling.t[l]} PEs")
-            if np.any(p < need[l]):
-                raise InfeasibleMapping(
-                    f"dim {d.name}: tile size below the dependence distance {need[l]} "
-                    "(problem too small for the array, or --tile too small)")
         if all(np.ndim(p) == 0 for p in sizes):
             return tuple(int(p) for p in sizes)
         return tuple(sizes)
 
+    def schedules(self) -> list[Any]:
+        """Per phase: its schedule (pi = w = 1; ``Unschedulable`` when no order exists)."""
+        if self._schedules is None:
+            from polyjoule.analysis.schedule import kernel_schedules
+
+            self._schedules = kernel_schedules(self.kernel, self.array, self.tile)
+        return self._schedules
+
+    def verdict(self, values: Mapping[str, Any]) -> Verdict:
+        """Legality of the points of ``values``: the one rule of :mod:`polyjoule.mapping.legality`."""
+        return kernel_verdict([(ph.pra, ph.tiling, s) for ph, s in zip(self.phases, self.schedules(),
+                                                                        strict=True)], values)
+
     def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
         """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
+        for ph in self.phases:
+            self._check_domain(ph, values)
+        why = self.verdict({k: int(values[k]) for k in self.kernel.params}).reason()
+        if why is not None:
+            raise refusal(why)
         for ph in self.phases:
             vals = {p: int(values[p]) for p in ph.pra.params}
             sizes = self.tile_sizes(ph, vals)

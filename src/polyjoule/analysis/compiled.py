@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,9 @@ import sympy
 from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
+from polyjoule.analysis.intprint import VECTOR_ENV, compile_source, int_source
 from polyjoule.errors import SpecError
+from polyjoule.mapping.legality import phase_verdict
 from polyjoule.mapping.tiling import min_tile
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -80,9 +83,11 @@ class CompiledPhase:
         self.vars = vars_
         self.lower = self._lower_bounds(ph)
         self.source, self.bound_exprs = self._generate()
-        ns: dict[str, Any] = {"np": np}
-        exec(compile(self.source, f"<polyjoule.analysis.compiled {ph.pra.name}>", "exec"), ns)  # noqa: S102
-        self.fn = ns["_volumes"]
+
+    @cached_property
+    def fn(self) -> Any:
+        """The generated function, compiled on first use."""
+        return compile_source(self.source, "_volumes", {"np": np}, f"volumes {self.phase.pra.name}")
 
     @staticmethod
     def _lower_bounds(ph: PhaseAnalysis) -> dict[str, int]:
@@ -171,9 +176,9 @@ class CompiledPhase:
         subs, reduced = sympy.cse([e for _, e, _, _ in pending],
                                   symbols=sympy.numbered_symbols("_c"), optimizations="basic")
         for sym, sub in subs:
-            g.lines.append(f"    {sym} = {_py(sub)}")
+            g.lines.append(f"    {sym} = {int_source(sub)}")
         for (fi, _, den, mask), expr in zip(pending, reduced, strict=True):
-            num = g.name(("poly", str(expr)), _py(expr))
+            num = g.name(("poly", str(expr)), int_source(expr))
             val = num if den == 1 else g.name(("den", num, den), f"{num} // {den}")
             if mask is not None:
                 val = g.name(("where", mask, val), f"np.where({mask}, {val}, 0)")
@@ -231,13 +236,6 @@ def _compiled_phase(ph: PhaseAnalysis) -> CompiledPhase:
         clone.phase = ph
         return clone
     return cp
-
-
-def _py(e: sympy.Expr) -> str:
-    """Integer-only Python text of a sympy polynomial (no floats, no rationals)."""
-    text = str(e)
-    assert "/" not in text, text
-    return f"({text})"
 
 
 class CompiledAnalysis:
@@ -329,84 +327,120 @@ def energies(counts: Mapping[str, np.ndarray], table: Any, dtypes: Sequence[str]
     return res
 
 
+@dataclass
 class CompiledLatency:
     """Vectorised latency of a schedule: all candidate formulas in one generated function.
 
     ``Schedule.latency_many`` evaluates each scanning-order candidate separately; their
     formulas share most floors and remainders (``floor((N-1)/p)``, ``Mod(N-1, p)``), so here
     every floor/remainder is computed once, the polynomial rest goes through common
-    subexpression elimination, and the minimum over candidates is taken in place. Exactness
-    is checked against the schedule's own evaluation on sample points when compiled; any
-    failure (or a formula with per-point ILP terms) falls back to ``Schedule.latency_many``.
+    subexpression elimination, and the minimum over candidates is taken in place. Points
+    where no order is feasible (:meth:`Schedule.verdict`) are ``-1``, as in
+    ``Schedule.latency_many``. ``fn`` is ``None`` when the schedule's own evaluation is used
+    (per-point ILP terms, or a generated function that failed its check).
     """
 
-    def __init__(self, schedule: Any):
-        self.schedule = schedule
-        self.fn: Any = None
-        pool = schedule.candidates if schedule.auto else [schedule.chosen]
-        if any(c.coupled for c in pool):
-            return
-        try:
-            self.fn = self._generate([c.latency_formula for c in pool])
-            self._selfcheck()
-        except Exception:  # noqa: BLE001 - any codegen problem means: use the schedule's own code
-            self.fn = None
+    schedule: Any
+    fn: Any = None
+    source: str = ""
 
-    def _generate(self, exprs: list[sympy.Expr]) -> Any:
-        from polyjoule.analysis import schedule as sched_mod
-
-        pra = self.schedule.pra
-        names = [*pra.params, *(f"p{l}" for l in range(pra.n))]
-        class _IntPrinter(sched_mod._Printer):
-            """Integers first: the base printer's ``e == True`` test also matches Integer(1)."""
-
-            def __call__(self, e: Any) -> str:
-                if isinstance(e, sympy.Integer):
-                    return f"({int(e)})"
-                return str(super().__call__(e))
-
-        printer = _IntPrinter()
-        lines: list[str] = []
-        atoms: dict[str, sympy.Symbol] = {}
-        repl: dict[sympy.Expr, sympy.Symbol] = {}
-        for e in exprs:
-            for a in sympy.preorder_traversal(e):
-                if isinstance(a, sympy.floor | sympy.ceiling | sympy.Mod) and a not in repl:
-                    text = printer(a)
-                    if text not in atoms:
-                        atoms[text] = sympy.Symbol(f"_a{len(atoms)}", integer=True)
-                        lines.append(f"    {atoms[text]} = {text}")
-                    repl[a] = atoms[text]
-        flat = [e.xreplace(repl) for e in exprs]
-        subs, reduced = sympy.cse(flat, symbols=sympy.numbered_symbols("_s"))
-        for sym, sub in subs:
-            lines.append(f"    {sym} = {printer(sub)}")
-        outs = [printer(r) for r in reduced]
-        body = outs[0] if len(outs) == 1 else "_min(" * (len(outs) - 1) + outs[0] + "".join(
-            f", {o})" for o in outs[1:])
-        src = f"def _lat({', '.join(names)}):\n" + "\n".join(lines) + f"\n    return {body}\n"
-        ns: dict[str, Any] = {"_max": np.maximum, "_min": np.minimum, "_where": np.where}
-        exec(compile(src, f"<polyjoule.analysis.compiled latency {pra.name}>", "exec"), ns)  # noqa: S102
-        self.source = src
-        return ns["_lat"]
-
-    def _tile_sizes(self, arrays: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        return self.schedule.tiling.sizes_many(self.schedule.pra, arrays)
-
-    def _selfcheck(self) -> None:
-        pra = self.schedule.pra
-        rng = np.random.default_rng(7)
-        lo = dict(pra.param_min)
-        t = max(self.schedule.tiling.t)
-        vals = {p: rng.integers(max(lo.get(p, 1), t, 2), max(lo.get(p, 1), t, 2) + 200, 24) for p in pra.params}
-        if not np.array_equal(self(vals), self.schedule.latency_many(vals)):
-            raise AssertionError("compiled latency differs from the schedule's")
-
-    def __call__(self, values: Mapping[str, Any]) -> np.ndarray:
-        arrays = {k: np.asarray(values[k], dtype=np.int64) for k in self.schedule.pra.params}
+    def __call__(self, values: Mapping[str, Any], legal: np.ndarray | None = None) -> np.ndarray:
+        """Latency per point, ``-1`` where :func:`~polyjoule.mapping.legality.phase_verdict`
+        refuses it (``legal``: that verdict's mask when the caller already has it)."""
+        s = self.schedule
+        arrays = {k: np.asarray(values[k], dtype=np.int64) for k in s.pra.params}
         if self.fn is None:
-            return np.asarray(self.schedule.latency_many(arrays), dtype=np.int64)
-        p = self._tile_sizes(arrays)
-        out = self.fn(*(arrays[k] for k in self.schedule.pra.params), *p)
+            return np.asarray(s.latency_many(arrays), dtype=np.int64)
+        p = [np.maximum(x, 1) for x in s.tiling.sizes_many(s.pra, arrays)]
+        extents = [np.asarray(d.extent.evaluate(arrays)) for d in s.pra.dims]
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-        return np.broadcast_to(np.asarray(out, dtype=np.int64), shape)
+        if legal is None:
+            legal = phase_verdict(s.pra, s.tiling, arrays, s).ok
+        big = np.iinfo(np.int64).max
+        best = np.full(shape, big, dtype=np.int64)
+        for c, lat in zip(s.pool, self.fn(*(arrays[k] for k in s.pra.params), *p), strict=True):
+            ok = c.feasible(extents, p)
+            if np.ndim(ok) == 0 and bool(ok):
+                np.minimum(best, lat, out=best)
+            else:
+                best = np.where(ok, np.minimum(best, lat), best)
+        return np.where(legal & (best < big), best, -1)
+
+
+def _replace(e: Any, repl: Mapping[Any, sympy.Symbol]) -> Any:
+    """``e.xreplace(repl)`` without re-evaluating ``Max``/``Min`` (whose argument sorting is
+    exponential on the large latency formulas of deep nests)."""
+    if e in repl:
+        return repl[e]
+    if not e.args:
+        return e
+    args = [_replace(a, repl) for a in e.args]
+    if all(a is b for a, b in zip(args, e.args, strict=True)):
+        return e
+    try:
+        return e.func(*args, evaluate=False)
+    except TypeError:
+        return e.func(*args)
+
+
+def latency_source(schedule: Any) -> str:
+    """The generated latency function's source: shared floors/remainders and CSE; it returns
+    one latency per scanning order (which orders are feasible differs from point to point)."""
+    pra = schedule.pra
+    exprs = [c.latency_formula for c in schedule.pool]
+    names = [*pra.params, *(f"p{l}" for l in range(pra.n))]
+    lines: list[str] = []
+    atoms: dict[str, sympy.Symbol] = {}
+    repl: dict[sympy.Expr, sympy.Symbol] = {}
+    for e in exprs:
+        for a in sympy.preorder_traversal(e):
+            if isinstance(a, sympy.floor | sympy.ceiling | sympy.Mod) and a not in repl:
+                text = int_source(a)
+                if text not in atoms:
+                    atoms[text] = sympy.Symbol(f"_a{len(atoms)}", integer=True)
+                    lines.append(f"    {atoms[text]} = {text}")
+                repl[a] = atoms[text]
+    flat = [_replace(e, repl) for e in exprs]
+    subs, reduced = sympy.cse(flat, symbols=sympy.numbered_symbols("_s"))
+    for sym, sub in subs:
+        lines.append(f"    {sym} = {int_source(sub)}")
+    body = "[" + ", ".join(int_source(r) for r in reduced) + "]"
+    return f"def _lat({', '.join(names)}):\n" + "\n".join(lines) + f"\n    return {body}\n"
+
+
+#: Above this many formula nodes (all orders together; a 4-deep nest like heat-3d has ~35k,
+#: GEMM 300) common-subexpression elimination costs tens of seconds: the schedule's own
+#: per-order functions are used instead.
+MAX_SHARED_NODES = 5000
+
+
+def _size(schedule: Any) -> int:
+    return sum(sum(1 for _ in sympy.preorder_traversal(c.latency_formula)) for c in schedule.pool)
+
+
+def compile_latency(schedule: Any) -> CompiledLatency:
+    """Generate, compile and check the latency function of ``schedule``.
+
+    Exactness is checked against the schedule's own evaluation on sample points; any
+    failure (or a formula with per-point ILP terms) falls back to ``Schedule.latency_many``.
+    """
+    if any(c.coupled for c in schedule.pool) or _size(schedule) > MAX_SHARED_NODES:
+        return CompiledLatency(schedule)
+    try:
+        src = latency_source(schedule)
+        out = CompiledLatency(schedule, compile_source(src, "_lat", VECTOR_ENV,
+                                                       f"latency {schedule.pra.name}"), src)
+        _selfcheck(out)
+    except Exception:  # noqa: BLE001 - any codegen problem means: use the schedule's own code
+        return CompiledLatency(schedule)
+    return out
+
+
+def _selfcheck(cl: CompiledLatency) -> None:
+    s = cl.schedule
+    rng = np.random.default_rng(7)
+    lo = dict(s.pra.param_min)
+    t = max(s.tiling.t)
+    vals = {p: rng.integers(max(lo.get(p, 1), t, 2), max(lo.get(p, 1), t, 2) + 200, 24) for p in s.pra.params}
+    if not np.array_equal(cl(vals), s.latency_many(vals)):
+        raise AssertionError("compiled latency differs from the schedule's")

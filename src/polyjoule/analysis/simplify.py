@@ -22,6 +22,7 @@ def _small_ranges(conj: Conj) -> dict[sympy.Symbol, range]:
     lo: dict[sympy.Symbol, int] = {}
     hi: dict[sympy.Symbol, int] = {}
     for e, eq in conj:
+        e = sympy.sympify(e)
         if eq or len(e.free_symbols) != 1:
             continue
         (x,) = e.free_symbols
@@ -58,12 +59,23 @@ def _agree_on(diff: sympy.Expr, conj: Conj) -> bool:
         if diff == 0:
             return True
         conj = [(sympy.expand(e.xreplace(sub)), eq) for e, eq in conj if not eq]
+    if any(_false(e, eq) for e, eq in conj):
+        return True  # an empty conjunction: nothing to disagree on
     ranges = _small_ranges(conj)
     if ranges:
         x, values = next(iter(ranges.items()))
-        return all(_agree_on(diff.xreplace({x: v}), [(e.xreplace({x: v}), q) for e, q in conj])
+        return all(_agree_on(diff.xreplace({x: sympy.Integer(v)}),
+                             [(sympy.sympify(e).xreplace({x: sympy.Integer(v)}), q) for e, q in conj])
                    for v in values)
     return False
+
+
+def _false(e: sympy.Expr, eq: bool) -> bool:
+    """A condition with no variable left that does not hold (``e >= 0``, or ``e == 0``)."""
+    e = sympy.sympify(e)
+    if e.free_symbols:
+        return False
+    return bool(e != 0) if eq else bool(e < 0)
 
 
 def _absorb(a: Piece, b: Piece) -> Piece:

@@ -36,7 +36,8 @@ from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
 from polyjoule.analysis.compiled import energies
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
-from polyjoule.mapping.tiling import Tiling, min_tile
+from polyjoule.mapping.legality import Verdict, kernel_verdict
+from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.pra import Kernel
 from polyjoule.targets.tcpa.energy import EnergyTable, default_table
 from polyjoule.targets.tcpa.locations import CLASSES
@@ -59,6 +60,7 @@ class MappingResult:
     counts: dict[str, np.ndarray]
     latency: np.ndarray
     schedules: list[Any]
+    verdict: Verdict | None = None  # legality of every grid point (why the others are refused)
 
 
 @dataclass
@@ -95,40 +97,26 @@ def _py(x: Any) -> Any:
 # ----------------------------------------------------------------------------- feasibility
 
 
-def feasible(kernel: Kernel, m: MappingSpec, sizes: Mapping[str, np.ndarray]) -> tuple[np.ndarray, str]:
-    """Which points this mapping can run, and why the first infeasible one cannot.
-
-    Infeasible: an array axis larger than the extent it tiles (idle PEs by construction: the
-    array is larger than the problem), a tile size below a dependence distance, or explicit
-    tile sizes that need more tiles than the array has.
-    """
-    n = next(iter(sizes.values())).shape[0]
-    ok = np.ones(n, dtype=bool)
-    why = ""
-    for pra in kernel.phases:
+def feasible(kernel: Kernel, m: MappingSpec, sizes: Mapping[str, np.ndarray],
+             schedules: Sequence[Any] | None = None) -> Verdict:
+    """Which points this mapping can run, and why the others cannot
+    (:func:`polyjoule.mapping.legality.kernel_verdict`; tiling only without ``schedules``)."""
+    phases = []
+    for n, pra in enumerate(kernel.phases):
         tl = Tiling.of(pra, m.array, m.tile if m.tile is not None and len(m.tile) == pra.n else None)
-        need = min_tile(pra)
-        vals = {p: sizes[p] for p in pra.params}
-        for l, d in enumerate(pra.dims):
-            if not tl.tiled(l):
-                continue
-            e = np.asarray(d.extent.evaluate(vals)) + np.zeros(n, dtype=np.int64)
-            p = np.full(n, tl.p[l]) if tl.p is not None else -(-e // tl.t[l])
-            checks = [
-                (e >= tl.t[l], f"the {m.array_text} array is larger than the problem: dim {d.name} "
-                               f"has extent {{e}} < {tl.t[l]} PEs"),
-                (p >= need[l], f"dim {d.name}: tile size {{p}} below the dependence distance {need[l]}"),
-                (-(-e // p) <= tl.t[l], f"--tile: dim {d.name}: tile size {{p}} needs more than "
-                                        f"{tl.t[l]} tiles at extent {{e}}"),
-            ]
-            for good, msg in checks:
-                bad = ~good & ok
-                if bad.any() and not why:
-                    i = int(np.argmax(bad))
-                    why = msg.format(e=int(e[i]), p=int(p[i])) + " (" + ", ".join(
-                        f"{k}={int(v[i])}" for k, v in sizes.items()) + ")"
-                ok &= good
-    return ok, why
+        phases.append((pra, tl, None if schedules is None else schedules[n]))
+    return kernel_verdict(phases, sizes)
+
+
+def _refused(v: Verdict, sizes: Mapping[str, np.ndarray]) -> InfeasibleMapping:
+    """The error naming the first refused point and its reason (``.reason``)."""
+    i = int(np.flatnonzero(~v.ok)[0])
+    why = v.reason(i)
+    assert why is not None
+    at = ", ".join(f"{k}={int(x[i])}" for k, x in sizes.items())
+    err = InfeasibleMapping(f"sweep: {why} at {at}; drop these points with --skip-infeasible")
+    err.reason = why  # type: ignore[attr-defined]
+    return err
 
 
 # ----------------------------------------------------------------------------- schedules
@@ -153,27 +141,24 @@ def schedules_for(kernel: Kernel, m: MappingSpec, pi: int = 1, w: int = 1,
     out = kernel_schedules(kernel, m.array, m.tile, pi, w, m.order)
     if key is not None:
         for s in out:  # drop lazily compiled evaluators (generated code does not pickle)
-            for c in s.candidates:
+            for c in getattr(s, "candidates", []):
                 for attr in ("_scalar", "_vector", "_lambdas"):
                     c.__dict__.pop(attr, None)
         cache.put_object(key, "schedules", out)
     return out
 
 
-_LATENCY: dict[int, tuple[Any, Any]] = {}
-
-
-def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Exact latency of every point (phases run one after another), compiled per schedule."""
-    from polyjoule.analysis.compiled import CompiledLatency
-
+def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray],
+                 legal: np.ndarray | None = None) -> np.ndarray:
+    """Exact latency of every point (phases run one after another; -1 where a phase refuses
+    it), through each schedule's compiled latency. ``legal``: the points' verdict, if known."""
     total: Any = 0
+    bad: Any = False
     for s in schedules:
-        memo = _LATENCY.get(id(s))
-        if memo is None or memo[0] is not s:
-            memo = _LATENCY[id(s)] = (s, CompiledLatency(s))
-        total = total + memo[1]({p: sizes[p] for p in s.pra.params})
-    return np.asarray(total, dtype=np.int64)
+        lat = s.compiled_latency({p: sizes[p] for p in s.pra.params}, legal)
+        bad = bad | (lat < 0)
+        total = total + lat
+    return np.where(bad, -1, np.asarray(total, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -321,7 +306,7 @@ def _retiled(base: Analysis, tile: tuple[int, ...]) -> Analysis | None:
         if groups != ph.groups:
             return None
         phases.append(replace(ph, tiling=tl, _fixed={}, _display={}))
-    return replace(base, tile=tile, phases=phases, derive_seconds=0.0)
+    return replace(base, tile=tile, phases=phases, derive_seconds=0.0, _compiled=None, _schedules=None)
 
 
 def _cached(kernel: Kernel, key: tuple[Any, ...], store: FormulaStore | None) -> bool:
@@ -355,26 +340,27 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
     tables = spec.tables or [default_table()]
     if not spec.mappings:
         raise PolyjouleError("sweep: no mapping (give --arrays)")
-    # feasibility first: a bad request fails before anything is derived or written
+    # legality first: a bad request fails before the volumes are derived or anything written
+    ts = time.perf_counter()
+    scheds: dict[MappingSpec, list[Any]] = {}
     masks: list[np.ndarray] = []
-    for m in spec.mappings:
-        ok, why = feasible(kernel, m, grid.values)
-        if not ok.all() and not spec.skip_infeasible:
-            raise InfeasibleMapping(f"sweep: {why}; drop these points with --skip-infeasible")
-        masks.append(ok)
+    verdicts: list[Verdict] = []
+    for i, m in enumerate(spec.mappings):
+        progress("schedule", i, len(spec.mappings))
+        scheds[m] = schedules_for(kernel, m, spec.pi, spec.w, cache=store)
+        v = feasible(kernel, m, grid.values, scheds[m])
+        if not v.ok.all() and not spec.skip_infeasible:
+            raise _refused(v, grid.values)
+        masks.append(v.ok)
+        verdicts.append(v)
+    progress("schedule", len(spec.mappings), len(spec.mappings))
+    schedule_s = time.perf_counter() - ts
     if not any(mk.any() for mk in masks):
         raise InfeasibleMapping("sweep: no design point is feasible for any mapping")
     td = time.perf_counter()
     ans = analyses(spec, store, executor, progress)
     derive_s = time.perf_counter() - td
     results: list[MappingResult] = []
-    ts = time.perf_counter()
-    scheds: dict[MappingSpec, list[Any]] = {}
-    for i, m in enumerate(spec.mappings):
-        progress("schedule", i, len(spec.mappings))
-        scheds[m] = schedules_for(kernel, m, spec.pi, spec.w, cache=store)
-    progress("schedule", len(spec.mappings), len(spec.mappings))
-    schedule_s = time.perf_counter() - ts
     te = time.perf_counter()
     counts_cache: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
     for i, (m, ok) in enumerate(zip(spec.mappings, masks, strict=True)):
@@ -385,8 +371,9 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
         ck = (m.array, m.tile)
         if ck not in counts_cache:  # counts do not depend on the scanning order
             counts_cache[ck] = counts_many(a, sizes) if idx.size else {}
-        lat = latency_many(scheds[m], sizes) if idx.size else np.zeros(0, dtype=np.int64)
-        results.append(MappingResult(m, a, idx, counts_cache[ck], lat, scheds[m]))
+        lat = latency_many(scheds[m], sizes, np.ones(idx.size, dtype=bool)) if idx.size \
+            else np.zeros(0, dtype=np.int64)  # only legal points (the verdict above)
+        results.append(MappingResult(m, a, idx, counts_cache[ck], lat, scheds[m], verdicts[i]))
     progress("evaluate", len(spec.mappings), len(spec.mappings))
     eval_s = time.perf_counter() - te
     columns = _assemble(spec, results, tables)

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import product
 
+import numpy as np
+
 from polyjoule.errors import InfeasibleMapping, SpecError
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.pra import PRA, Statement
@@ -63,31 +65,17 @@ class Tiling:
         return self.t[l] > 1
 
     def sizes(self, pra: PRA, values: Mapping[str, int]) -> tuple[int, ...]:
-        """Concrete tile sizes ``p`` for parameter values (checked against the array)."""
-        out = []
-        for l, d in enumerate(pra.dims):
-            extent = d.extent.evaluate(values)
-            if extent < 1:
-                raise InfeasibleMapping(f"dim {d.name}: extent {d.extent} = {extent} < 1")
-            if self.p is not None:
-                p = self.p[l] if self.tiled(l) else max(self.p[l], extent)
-            else:
-                p = -(-extent // self.t[l])
-            if self.tiled(l) and -(-extent // p) > self.t[l]:
-                raise InfeasibleMapping(
-                    f"--tile: dim {d.name}: tile size {p} needs {-(-extent // p)} tiles but the "
-                    f"array gives {self.t[l]}"
-                )
-            if not self.tiled(l):
-                p = extent
-            out.append(p)
-        return tuple(out)
+        """Concrete tile sizes ``p`` for parameter values, refused when the tiling rules of
+        :mod:`polyjoule.mapping.legality` do not hold there."""
+        from polyjoule.mapping.legality import phase_reason, refusal
 
+        why = phase_reason(pra, self, values)
+        if why is not None:
+            raise refusal(why)
+        return tuple(int(p) for p in self.sizes_many(pra, values))
 
     def sizes_many(self, pra: PRA, values: Mapping[str, object]) -> list:
         """Tile sizes per dim for arrays of parameter values (vectorised, unchecked)."""
-        import numpy as np
-
         out = []
         for l, d in enumerate(pra.dims):
             e = np.asarray(d.extent.evaluate(values))

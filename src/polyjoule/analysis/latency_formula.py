@@ -1,0 +1,308 @@
+"""The exact latency formula of one scanning order (method sheet section 5).
+
+The latency is exact, not the full-tile formula: the largest ``start + tau_q + w_q`` over
+the points each statement really executes (partial last tiles, condition spaces). For
+condition spaces that constrain one dim at a time it is a closed form (sympy, compiled to
+integer Python/numpy); a statement whose conditions couple dims (triangles) contributes an
+exact integer-programming maximum (isl) evaluated per point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from polyjoule.analysis.symbols import (
+    affine_expr,
+    max_args,
+    p_sym,
+    param_sym,
+    provably_nonneg,
+)
+from polyjoule.analysis.timing import Timing
+from polyjoule.errors import SpecError
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.pra import PRA, Statement
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from polyjoule.analysis.scan import ScanSchedule
+
+
+def _dim_bounds(cons: Sequence[Constraint], dims: Sequence[str]) -> tuple[
+        list[list[sympy.Expr]], list[list[sympy.Expr]], list[Constraint], list[Constraint]]:
+    """Per-dim lower/upper bound lists when every constraint involves at most one dim.
+
+    Returns (lowers, uppers, param-only constraints, coupled constraints).
+    """
+    lo: list[list[sympy.Expr]] = [[] for _ in dims]
+    hi: list[list[sympy.Expr]] = [[] for _ in dims]
+    params_only: list[Constraint] = []
+    coupled: list[Constraint] = []
+    for c in cons:
+        co = c.expr.coeffs
+        used = [l for l, n in enumerate(dims) if co.get(n, 0)]
+        if not used:
+            params_only.append(c)
+            continue
+        if len(used) > 1:
+            coupled.append(c)
+            continue
+        l = used[0]
+        a = co[dims[l]]
+        rest = affine_expr(Affine.of({k: v for k, v in co.items() if k != dims[l]}, c.expr.const))
+        if c.eq:
+            if abs(a) != 1:
+                coupled.append(c)
+                continue
+            lo[l].append(-a * rest)
+            hi[l].append(-a * rest)
+        elif a > 0:
+            lo[l].append(sympy.ceiling(-rest / a) if a != 1 else -rest)
+        else:
+            hi[l].append(sympy.floor(rest / -a) if a != -1 else rest)
+    return lo, hi, params_only, coupled
+
+
+def _extreme(bounds: list[sympy.Expr], mins: Mapping[sympy.Symbol, int], mode: str) -> sympy.Expr:
+    """``Max``/``Min`` of ``bounds`` without the ones another provably dominates."""
+    keep: list[sympy.Expr] = []
+    for b in dict.fromkeys(bounds):
+        if mode == "max":
+            if any(provably_nonneg(k - b, mins) for k in keep):
+                continue
+            keep = [k for k in keep if not provably_nonneg(b - k, mins)] + [b]
+        else:
+            if any(provably_nonneg(b - k, mins) for k in keep):
+                continue
+            keep = [k for k in keep if not provably_nonneg(k - b, mins)] + [b]
+    if len(keep) == 1:
+        return keep[0]
+    return (sympy.Max if mode == "max" else sympy.Min)(*keep, evaluate=False)
+
+
+def _le(a_list: list[sympy.Expr], b_list: list[sympy.Expr], mins: Mapping[sympy.Symbol, int],
+        mode: str) -> bool:
+    """Provable ``Max(a_list) <= Max(b_list)`` (mode 'max') or ``Min(a) <= Min(b)`` ('min')."""
+    if mode == "max":  # every a is below some b
+        return all(any(provably_nonneg(b - a, mins) for b in b_list) for a in a_list)
+    return all(any(provably_nonneg(b - a, mins) for a in a_list) for b in b_list)
+
+
+
+class StatementRanges:
+    """Per-statement index ranges (shared by all scanning orders) and which ones can matter."""
+
+    def __init__(self, pra: PRA, timing: Timing, mins: dict[sympy.Symbol, int]) -> None:
+        n, dims = pra.n, pra.dim_names
+        self.n, self.mins = n, mins
+        self.terms: list[tuple[int, list[list[sympy.Expr]], list[list[sympy.Expr]],
+                               list[Constraint]]] = []
+        self.coupled: list[tuple[Statement, int, frozenset[Constraint], int | None]] = []
+        self.corners: set[int] = set()  # terms standing for a coupled statement's corner
+        for s in pra.statements:
+            fin = timing.fin(s.id)
+            lo, hi, params_only, coupled = _dim_bounds(pra.statement_space(s), dims)
+            if coupled:
+                corner = _corner(pra, s)
+                idx = None
+                if corner is not None:
+                    idx = len(self.terms)
+                    self.corners.add(idx)
+                    self.terms.append((fin, [[h] for h in corner[0]], [[h] for h in corner[0]],
+                                       corner[1]))
+                self.coupled.append((s, fin, frozenset(pra.statement_space(s)), idx))
+                continue
+            for l in range(n):
+                if not lo[l] or not hi[l]:
+                    raise SpecError(f"{pra.name}: {s.id}: dim {dims[l]} is unbounded")
+            self.terms.append((fin, lo, hi, params_only))
+        self._kept: dict[bool, list[int]] = {}
+
+    def _always_nonempty(self, lo: list[list[sympy.Expr]], hi: list[list[sympy.Expr]],
+                         po: list[Constraint]) -> bool:
+        return not po and all(provably_nonneg(h - a, self.mins) for l in range(self.n)
+                              for a in lo[l] for h in hi[l])
+
+    def _dom(self, a: int, b: int, monotone: bool) -> bool:
+        """Term ``a`` can never exceed term ``b`` (so it can be left out)."""
+        n, mins = self.n, self.mins
+        fa, loa, hia, poa = self.terms[a]
+        fb, lob, hib, pob = self.terms[b]
+        if fb < fa or poa != pob and pob:
+            return False
+        same = all(_le(loa[l], lob[l], mins, "max") and _le(lob[l], loa[l], mins, "max")
+                   and _le(hia[l], hib[l], mins, "min") and _le(hib[l], hia[l], mins, "min")
+                   for l in range(n))
+        if same and (poa == pob or not pob):
+            return True
+        if not monotone or not all(_le(hia[l], hib[l], mins, "min") for l in range(n)):
+            return False
+        if self._always_nonempty(lob, hib, pob):
+            return True
+        return not pob and all(_le(lob[l], loa[l], mins, "max") for l in range(n))
+
+    def kept(self, monotone: bool) -> list[int]:
+        """Terms that can be the last; corner terms only stand in when every dim is monotone."""
+        if monotone not in self._kept:
+            use = [a for a in range(len(self.terms)) if monotone or a not in self.corners]
+            dom = {(a, b): self._dom(a, b, monotone) for a in use for b in use if a != b}
+            self._kept[monotone] = [a for a in use if not any(
+                b != a and dom[a, b] and (not dom[b, a] or b < a) for b in use)]
+        return self._kept[monotone]
+
+
+def _corner(pra: PRA, s: Statement) -> tuple[list[sympy.Expr], list[Constraint]] | None:
+    """The componentwise-largest point of a coupled condition space, when it is in the space.
+
+    With a start time non-decreasing in every index, that point finishes last, so the
+    statement gets a closed form. Uses isl's parametric maxima on the untiled space; ``None``
+    (exact per-point maximum instead) when a maximum has several pieces or divisions, or the
+    corner can fall outside the space.
+    """
+    import islpy as isl
+
+    params, dims = list(pra.params), list(pra.dim_names)
+    pmin = dict(pra.param_min)
+    ctx = " and ".join(f"{p} >= {pmin.get(p, 0)}" for p in params) or "true"
+    space = " and ".join(c.isl() for c in pra.statement_space(s))
+    head = f"[{', '.join(params)}] -> "
+    try:
+        st = isl.Set(f"{head}{{ [{', '.join(dims)}] : {ctx} and {space} }}")
+        his: list[Affine] = []
+        for l in range(len(dims)):
+            pieces = st.dim_max(l).get_pieces()
+            if len(pieces) != 1:
+                return None
+            _dom, aff = pieces[0]
+            if aff.dim(isl.dim_type.div) != 0:
+                return None
+            co = {p: aff.get_coefficient_val(isl.dim_type.param, q).to_python()
+                  for q, p in enumerate(params)}
+            const = aff.get_constant_val().to_python()
+            if not all(isinstance(v, int) for v in [*co.values(), const]):
+                return None
+            his.append(Affine.of(co, const))
+        eqs = " and ".join(f"{d} = {h.isl()}" for d, h in zip(dims, his, strict=True))
+        corner = isl.Set(f"{head}{{ [{', '.join(dims)}] : {eqs} }}").intersect(st)
+        nonempty = st.params()
+        if not nonempty.is_subset(corner.params()):
+            return None
+        guard: list[Constraint] = []
+        if not isl.Set(f"{head}{{ : {ctx} }}").is_subset(nonempty):
+            bsets = nonempty.get_basic_sets()
+            if len(bsets) != 1:
+                return None
+            for c in bsets[0].get_constraints():
+                co = {p: c.get_coefficient_val(isl.dim_type.param, q).to_python()
+                      for q, p in enumerate(params)}
+                const = c.get_constant_val().to_python()
+                if not all(isinstance(v, int) for v in [*co.values(), const]):
+                    return None
+                guard.append(Constraint(Affine.of(co, const), eq=c.is_equality()))
+    except isl.Error:
+        return None
+    return [affine_expr(h) for h in his], guard
+
+
+def latency_formula(c: ScanSchedule, mins: dict[sympy.Symbol, int], ranges: StatementRanges) -> sympy.Expr:
+    """Exact ``max(start + tau_q + w_q)`` over the executed points, as a formula."""
+    tiling, n = c.tiling, c.pra.n
+    monotone = [
+        not tiling.tiled(l) or any(provably_nonneg(a - c.lambda_J[l] * (p_sym(l) - 1), mins)
+                                   for a in max_args(c.lambda_K[l]))
+        for l in range(n)
+    ]
+
+    def g(l: int, x: sympy.Expr) -> sympy.Expr:
+        if not tiling.tiled(l):
+            return c.lambda_J[l] * x
+        q = sympy.floor(x / p_sym(l))
+        return c.lambda_J[l] * sympy.Mod(x, p_sym(l), evaluate=False) + c.lambda_K[l] * q
+
+    terms, coupled_st = ranges.terms, ranges.coupled
+    kept = ranges.kept(all(monotone))
+    parts: list[sympy.Expr] = []
+    for a in kept:
+        fin, lo, hi, po = terms[a]
+        los = [_extreme(lo[l], mins, "max") for l in range(n)]
+        his = [_extreme(hi[l], mins, "min") for l in range(n)]
+        total: sympy.Expr = sympy.Integer(fin)
+        for l in range(n):
+            top = g(l, his[l])
+            if not monotone[l]:
+                edge = p_sym(l) * sympy.floor(his[l] / p_sym(l)) - 1
+                alt = c.lambda_J[l] * (p_sym(l) - 1) + c.lambda_K[l] * (sympy.floor(his[l] / p_sym(l)) - 1)
+                top = sympy.Piecewise((sympy.Max(top, alt, evaluate=False), edge >= los[l]),
+                                      (top, True))
+            total = total + top
+        conds = [his[l] >= los[l] for l in range(n) if not all(
+            provably_nonneg(h - x, mins) for x in lo[l] for h in hi[l])]
+        conds += [(affine_expr(x.expr) >= 0) if not x.eq else sympy.Eq(affine_expr(x.expr), 0) for x in po]
+        if conds:
+            parts.append(sympy.Piecewise((total, sympy.And(*conds)), (0, True)))
+        else:
+            parts.append(total)
+    # a coupled statement whose space contains another's, finishing no earlier, hides it
+    mono = all(monotone)
+    for a, (sa, fa, ca, ia) in enumerate(coupled_st):
+        if mono and ia is not None:
+            continue  # its corner term above stands for it
+        if any(b != a and cb <= ca and fb >= fa and (cb != ca or fb != fa or b < a)
+               for b, (_sb, fb, cb, _ib) in enumerate(coupled_st)):
+            continue
+        parts.append(_coupled_term(c, sa, fa))
+    if not parts:
+        return sympy.Integer(0)
+    return parts[0] if len(parts) == 1 else sympy.Max(*parts, evaluate=False)
+
+
+class _CoupledMax:
+    """Exact ``max(start) + fin`` of one statement at a design point (isl ILP); picklable."""
+
+    def __init__(self, pra: PRA, s: Statement, fin: int, lambdas: Sequence[sympy.Expr]) -> None:
+        self.params = list(pra.params)
+        self.dims = list(pra.dim_names)
+        self.cons = tuple(pra.statement_space(s))
+        self.fin = fin
+        self.lambdas = tuple(lambdas)  # lambda_J then lambda_K, in p0, p1, ...
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_lam"}
+
+    def __call__(self, *args: int) -> int:
+        import islpy as isl
+
+        n = len(self.dims)
+        if "_lam" not in self.__dict__:
+            self._lam = sympy.lambdify([p_sym(l) for l in range(n)], sympy.Tuple(*self.lambdas),
+                                       modules=[{}, "math"])
+        vals = dict(zip(self.params, (int(a) for a in args[:len(self.params)]), strict=True))
+        p = [int(a) for a in args[len(self.params):]]
+        lv = [int(x) for x in self._lam(*p)]
+        sub = {d: Affine.of({f"j{l}": 1, f"k{l}": p[l]}) for l, d in enumerate(self.dims)}
+        text = [f"0 <= j{l} <= {p[l] - 1} and k{l} >= 0" for l in range(n)]
+        for x in self.cons:
+            e = x.expr.substitute(sub)
+            e = Affine.of({k: v for k, v in e.terms if k not in vals},
+                          e.const + sum(v * vals[k] for k, v in e.terms if k in vals))
+            text.append(f"{e.isl()} {'=' if x.eq else '>='} 0")
+        names = ", ".join(f"j{l}, k{l}" for l in range(n))
+        obj = " + ".join(f"{lv[l]}*j{l} + {lv[n + l]}*k{l}" for l in range(n))
+        st = isl.Set(f"{{ [{names}] : {' and '.join(text)} }}")
+        v = st.max_val(isl.Aff(f"{{ [{names}] -> [({obj})] }}"))
+        if v.is_nan() or v.is_neginfty():
+            return 0
+        return int(v.to_python()) + self.fin
+
+
+def _coupled_term(c: ScanSchedule, s: Statement, fin: int) -> sympy.Expr:
+    """An opaque term ``M_<id>(params, p)``: exact ILP maximum (isl) per design point."""
+    name = f"M_{s.id}"
+    c.coupled[name] = _CoupledMax(c.pra, s, fin, (*c.lambda_J, *c.lambda_K))
+    fn = sympy.Function(name)
+    return fn(*[param_sym(x) for x in c.pra.params], *[p_sym(l) for l in range(c.pra.n)])
+
