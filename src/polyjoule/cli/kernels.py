@@ -19,10 +19,9 @@ from polyjoule.reports.files import write_atomic
 
 
 def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
+    from polyjoule.frontends.specfile import read_text
+
+    return read_text(path)
 
 
 def load_any(spec: str) -> Kernel:

@@ -35,7 +35,16 @@ from polyjoule.errors import SpecError
 from polyjoule.frontends.specfile import read_yaml, validation_error
 from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.model.expr import parse_expr
-from polyjoule.model.pra import PRA, Dim, Kernel, Statement, TensorDecl, check_one_writer
+from polyjoule.model.pra import (
+    PRA,
+    Dim,
+    Kernel,
+    Statement,
+    TensorDecl,
+    check_datasets,
+    check_one_writer,
+    check_semantics,
+)
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
 Scalar = int | str
@@ -206,9 +215,9 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
         raise SpecError(f"{where}: statements: repeated id")
-    return check_one_writer(PRA(spec.name, params, tuple(spec.params.items()), dims,
-                                tuple(tensors), tuple(spec.scalars.items()), statements,
-                                spec.dtype), where)
+    pra = PRA(spec.name, params, tuple(spec.params.items()), dims, tuple(tensors),
+              tuple(spec.scalars.items()), statements, spec.dtype)
+    return check_semantics(check_one_writer(pra, where), where)
 
 
 def load_kernel_data(data: Any, where: str) -> Kernel:
@@ -219,7 +228,7 @@ def load_kernel_data(data: Any, where: str) -> Kernel:
         if "phases" in data:
             ks = KernelSpec.model_validate(data)
             phases = tuple(build_pra(p, f"{where}: phases[{i}]") for i, p in enumerate(ks.phases))
-            return Kernel(ks.name, phases, ks.description, ks.datasets)
+            return check_datasets(Kernel(ks.name, phases, ks.description, ks.datasets), where)
         ps = PRASpec.model_validate(data)
     except ValidationError as e:
         raise validation_error(e, where) from None

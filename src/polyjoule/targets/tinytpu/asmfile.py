@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from polyjoule.errors import EncodingError, ProgramFileError
+from polyjoule.errors import EncodingError, ProgramFileError, SpecError
+from polyjoule.frontends.specfile import read_text
 from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tinytpu.assembler import assemble
 from polyjoule.targets.tinytpu.disasm import disassemble
@@ -117,11 +118,9 @@ def load_program(path: str | Path, cfg: Config) -> list[Instr]:
         raise ProgramFileError(f"{path}: suffix {path.suffix!r} is not one of "
                                f"{', '.join(SUFFIXES)}")
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise ProgramFileError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ProgramFileError(f"{path}: not a text file (.tasm or .thex)") from None
+        text = read_text(path)
+    except SpecError as e:
+        raise ProgramFileError(f"{e} (.tasm or .thex)") from None
     if path.suffix == ".thex":
         return parse_thex(text, cfg, str(path))
     return parse_tasm(text, str(path))
