@@ -12,7 +12,16 @@ from rich.console import Console
 from rich.table import Table
 
 from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
-from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
+from polyjoule.errors import (
+    DuplicateKeyError,
+    InfeasibleMapping,
+    SpecError,
+    UnknownNameError,
+    ValidationMismatch,
+)
+from polyjoule.search.mapspace import MAX_SLOTS
+
+MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
 
 EVIDENCE = ("evidence: encodable = passes the checker and the reference model agrees with "
             "numpy; modelled = encodable and priced by the target's cost model (a ranking "
@@ -34,6 +43,8 @@ def parse_shape(text: str, ranks: tuple[str, ...], workload: str) -> dict[str, i
             if k not in ranks:
                 raise UnknownNameError(f"shape {text!r}: {workload} has no rank {k!r} "
                                        f"(ranks {', '.join(ranks)})")
+            if k in out:
+                raise DuplicateKeyError(f"shape {text!r}: rank {k} given twice")
             out[k] = _int(v, text)
         missing = [r for r in ranks if r not in out]
         if missing:
@@ -51,8 +62,8 @@ def _int(v: str, text: str) -> int:
         n = int(v)
     except ValueError:
         raise SpecError(f"shape {text!r}: {v!r} is not an integer") from None
-    if n < 1:
-        raise SpecError(f"shape {text!r}: extent {n} < 1")
+    if not 1 <= n <= MAX_EXTENT:
+        raise SpecError(f"shape {text!r}: extent {n} is not in 1..2**40")
     return n
 
 
@@ -292,8 +303,9 @@ def map_cmd(
                                        "M=16,K=16,N=16."),
     target: str | None = typer.Option(None, "--target", help="Registered target (default: "
                                       "the catalogue's, see --list)."),
-    top: int = typer.Option(8, "--top", help="Candidates to print."),
-    slots: int = typer.Option(2, "--slots", help="Outer loops per rank (mapspace size)."),
+    top: int = typer.Option(8, "--top", min=1, max=10**6, help="Candidates to print."),
+    slots: int = typer.Option(2, "--slots", min=1, max=MAX_SLOTS,
+                              help=f"Outer loops per rank (mapspace size, at most {MAX_SLOTS})."),
     census: bool = typer.Option(False, "--census", help="Also the independent census."),
     relieve: str | None = typer.Option(None, "--relieve", help="Drop one constraint and "
                                        "re-census (e.g. acc-position)."),

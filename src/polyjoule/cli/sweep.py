@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from polyjoule.cli._common import handles_errors
+from polyjoule.cli._common import handles_errors, positive_finite
 from polyjoule.errors import SpecError
 
 
@@ -107,14 +107,14 @@ def register(app: typer.Typer) -> None:
                                    "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
         energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
                                                 "(each is a sweep dimension)."),
-        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations of a PE)."),
-        w: int = typer.Option(1, "--w", help="Operation latency in cycles."),
+        pi: int = typer.Option(1, "--pi", min=1, max=2**31, help="Pipeline interval (cycles between iterations of a PE)."),
+        w: int = typer.Option(1, "--w", min=1, max=2**31, help="Operation latency in cycles."),
         skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
                                              "run (array larger than the problem, ...) instead of failing."),
         csv_out: Path | None = typer.Option(None, "--csv", help="Write every design point as CSV."),
         json_out: Path | None = typer.Option(None, "--json", help="Write every design point (and the "
                                              "validation) as JSON."),
-        top: int = typer.Option(10, "--top", help="Rows shown in the terminal table."),
+        top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
         sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
                                  "latency_cycles, utilisation."),
         cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
@@ -122,11 +122,11 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
         scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
                                              "(tcp://host:8786): derivations and validations run there."),
-        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", help="Seconds to wait for "
+        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", callback=positive_finite, help="Seconds to wait for "
                                                 "the scheduler."),
-        validate_k: int = typer.Option(0, "--validate", help="Check K sampled points against the "
+        validate_k: int = typer.Option(0, "--validate", min=0, max=10**6, help="Check K sampled points against the "
                                        "simulator and the scalar evaluation (exact equality)."),
-        validate_max: int = typer.Option(200_000, "--validate-max", help="Largest iteration space a "
+        validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
                                          "validated point may have (simulator cost)."),
     ) -> None:
         """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.

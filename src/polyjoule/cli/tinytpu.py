@@ -93,7 +93,7 @@ def run_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
     machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    seed: int = typer.Option(0, "--seed", help="Seed for random int8 A and B (when no .npy)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed for random int8 A and B (when no .npy)."),
     full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
                                     "int8 (default -8..8, so most outputs do not saturate)."),
     a: Path | None = typer.Option(None, "--a", help="A as a (MAXDIM, MAXDIM) int8 .npy file."),

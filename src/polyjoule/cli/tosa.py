@@ -192,7 +192,7 @@ def import_model(
                                "on a processor array)."),
     array: str = typer.Option("8x8", "--array", help="With --target tcpa: ROWSxCOLS or an "
                               "array declaration file."),
-    top: int = typer.Option(1, "--top", help="Candidates to print per layer."),
+    top: int = typer.Option(1, "--top", min=1, max=10**6, help="Candidates to print per layer."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.frontends.specfile import check_expression, read_yaml, validation_error
 from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.pra import (
@@ -220,10 +220,24 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
     return check_semantics(check_one_writer(pra, where), where)
 
 
+def _check_strings(data: Any, where: str, field: str = "") -> None:
+    """Every expression of the file within the parser's limits (before any parser sees it)."""
+    if isinstance(data, str):
+        check_expression(data, f"{where}: {field}")
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            if k != "description":
+                _check_strings(v, where, f"{field}.{k}" if field else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            _check_strings(v, where, f"{field}[{i}]")
+
+
 def load_kernel_data(data: Any, where: str) -> Kernel:
     """Validate parsed YAML data as a kernel (phases) or a single PRA."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: expected a mapping at the top level")
+    _check_strings(data, where)
     try:
         if "phases" in data:
             ks = KernelSpec.model_validate(data)
