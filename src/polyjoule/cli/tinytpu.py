@@ -172,6 +172,9 @@ def _shape(text: str) -> tuple[int, int, int]:
         raise SpecError(f"shape: {text!r} is not MxKxN") from None
     if len(dims) != 3:
         raise SpecError(f"shape: {text!r} is not MxKxN")
+    if not all(1 <= d <= 2**16 for d in dims):
+        raise SpecError(f"shape: {text!r}: every extent must be in 1..65536 (an empty GEMM "
+                        "checks nothing)")
     return dims  # type: ignore[return-value]
 
 

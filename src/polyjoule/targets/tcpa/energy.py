@@ -6,6 +6,8 @@ source. A user file overrides any subset of values; unknown keys are errors nami
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -15,8 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.frontends.specfile import check_version, read_yaml, validation_error
 from polyjoule.targets.tcpa.locations import CLASSES
 
 
@@ -34,6 +36,17 @@ class _Table(BaseModel):
     op_pj: dict[str, dict[str, _Entry | float]] = {}
 
 
+MAX_PJ = 1e9  # one access or operation above a millijoule is a unit mistake, not a design
+
+
+def _entry(e: _Entry | float, where: str) -> tuple[float, str]:
+    """Value (finite, 0..MAX_PJ pJ) and source of one table entry."""
+    v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
+    if not math.isfinite(v) or not 0 <= v <= MAX_PJ:
+        raise SpecError(f"{where}: energy {v} pJ is not a finite value in 0..{MAX_PJ:g}")
+    return v, src
+
+
 @dataclass(frozen=True)
 class EnergyTable:
     """Energies in pJ with their sources."""
@@ -49,8 +62,20 @@ class EnergyTable:
         except KeyError:
             raise SpecError(f"energy table {self.name!r}: no energy for op {op!r} on {dtype}") from None
 
+    def _known_op(self, dtype: str, op: str, where: str) -> None:
+        """A user table overrides known entries only: a typo is an error, not a no-op."""
+        from polyjoule.model.expr import OPS
+
+        if dtype not in self.op_pj:
+            raise UnknownNameError(f"{where}: op_pj.{dtype}: unknown dtype (known: "
+                                   f"{', '.join(self.op_pj)})")
+        if op not in OPS | set(self.op_pj[dtype]):
+            raise UnknownNameError(f"{where}: op_pj.{dtype}.{op}: unknown operation (known: "
+                                   f"{', '.join(sorted(OPS | set(self.op_pj[dtype])))})")
+
     def merged(self, data: Any, where: str) -> EnergyTable:
         """This table with the values of ``data`` (a parsed user file) overriding."""
+        check_version(data, where)
         try:
             t = _Table.model_validate(data)
         except ValidationError as e:
@@ -61,16 +86,14 @@ class EnergyTable:
         for k, e in t.access_pj.items():
             if k not in CLASSES:
                 raise SpecError(f"{where}: access_pj.{k}: unknown location class (known: {', '.join(CLASSES)})")
-            v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
-            if v < 0:
-                raise SpecError(f"{where}: access_pj.{k}: negative energy {v}")
+            v, src = _entry(e, f"{where}: access_pj.{k}")
             access[k] = v
             sources[f"access.{k}"] = src if where == "<default>" else f"{where}: {src}"
         for dt, entries in t.op_pj.items():
             for op, e in entries.items():
-                v, src = (e.value, e.source) if isinstance(e, _Entry) else (float(e), "user file")
-                if v < 0:
-                    raise SpecError(f"{where}: op_pj.{dt}.{op}: negative energy {v}")
+                if where != "<default>":
+                    self._known_op(dt, op, where)
+                v, src = _entry(e, f"{where}: op_pj.{dt}.{op}")
                 ops.setdefault(dt, {})[op] = v
                 sources[f"op.{dt}.{op}"] = src if where == "<default>" else f"{where}: {src}"
         name = t.name if where == "<default>" else f"{self.name} + {Path(where).name}"
