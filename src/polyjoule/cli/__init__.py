@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from polyjoule import __version__
 from polyjoule.errors import PolyjouleError
+
+class _OneLineGroup(TyperGroup):
+    """The root command: every way a run ends is one line on stderr (see :func:`outcome`).
+
+    Overriding ``main`` (not only the console entry point) makes ``CliRunner(app)`` in the
+    tests see exactly what a user sees.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        def call() -> Any:
+            return super(_OneLineGroup, self).main(args, prog_name or "polyjoule", complete_var,
+                                                   standalone_mode=False, **extra)
+
+        if not standalone_mode:
+            return call()
+        sys.exit(outcome(call))
+
 
 app = typer.Typer(
     name="polyjoule",
@@ -16,6 +37,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_OneLineGroup,
 )
 
 
@@ -44,22 +66,21 @@ _register()
 
 
 def usage_line(e: Exception) -> str:
-    """A usage error as one line: ``polyjoule map: error: No such option: -4 (see --help)``."""
-    ctx = getattr(e, "ctx", None)
-    where = str(getattr(ctx, "command_path", "") or "polyjoule")
+    """A usage error as one line: ``polyjoule: error: map: No such option: -4 (see --help)``."""
+    path = str(getattr(getattr(e, "ctx", None), "command_path", "") or "")
+    where = f"{path.split(' ', 1)[1]}: " if " " in path else ""
     text = e.format_message() if hasattr(e, "format_message") else str(e)
-    return f"{where}: error: {' '.join(text.split())} (see --help)"
+    return f"polyjoule: error: {where}{' '.join(text.split())} (see --help)"
 
 
-def run(argv: list[str] | None = None) -> int:
-    """Run the command line on ``argv``; the exit code (2 for bad input, usage included).
+def outcome(call: Callable[[], Any]) -> int:
+    """Run ``call`` (the command line); its exit code, every failure one line on stderr.
 
-    Every way a run can end is one line on stderr: a :class:`PolyjouleError` (exit 2, or
-    its own code), a usage error (exit 2), an input nested past the interpreter's stack
-    (exit 2), an interrupt (exit 130). Tests run the same function in-process.
+    A :class:`PolyjouleError` (exit 2, or its own code), a usage error (exit 2), an input
+    nested past the interpreter's stack (exit 2), an interrupt (exit 130).
     """
     try:
-        rv = app(args=argv, prog_name="polyjoule", standalone_mode=False)
+        rv = call()
     except typer.TyperException as e:  # click's usage errors, as typer vendors them
         print(usage_line(e), file=sys.stderr)
         return int(getattr(e, "exit_code", 2))
@@ -77,4 +98,4 @@ def run(argv: list[str] | None = None) -> int:
 
 def main() -> None:
     """Console entry point: a user-facing error is one line and exit 2, never a traceback."""
-    sys.exit(run())
+    app()

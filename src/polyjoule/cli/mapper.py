@@ -303,7 +303,7 @@ def map_cmd(
                                        "M=16,K=16,N=16."),
     target: str | None = typer.Option(None, "--target", help="Registered target (default: "
                                       "the catalogue's, see --list)."),
-    top: int = typer.Option(8, "--top", min=1, max=10**6, help="Candidates to print."),
+    top: int = typer.Option(8, "--top", help="Candidates to print."),
     slots: int = typer.Option(2, "--slots", min=1, max=MAX_SLOTS,
                               help=f"Outer loops per rank (mapspace size, at most {MAX_SLOTS})."),
     census: bool = typer.Option(False, "--census", help="Also the independent census."),
