@@ -29,6 +29,7 @@ from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
 from polyjoule.frontends.localize import check_uniform, localize
+from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
@@ -52,6 +53,8 @@ def _strip(text: str) -> str:
 
 
 def _parse(text: str, filename: str) -> c_ast.FileAST:
+    bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    check_expression(bare, filename)  # before pycparser and our recursive walkers
     def attempt(src: str) -> tuple[c_ast.FileAST | None, str | None]:
         parser = c_parser.CParser()
         try:

@@ -95,14 +95,38 @@ def parse_thex(text: str, cfg: Config, name: str = "<thex>") -> list[Instr]:
             program.append(decode(words[NHDR + 2 * pc], words[NHDR + 2 * pc + 1], cfg))
         except EncodingError as e:
             raise ProgramFileError(f"{name}: instruction {pc}: {e}") from None
+    _check_header(words[:NHDR], program, cfg, name)
     return program
+
+
+HEADER_WORDS = ("n_instr", "dma_ld_rows", "spm_rows", "vru_words", "mm_count|mm_rows<<16",
+                "accu_iterations", "dma_st_rows", "a_span|b_span<<16")
+
+
+def _check_header(words: Sequence[int], program: Sequence[Instr], cfg: Config,
+                  name: str) -> None:
+    """The header's counts recomputed from the instructions: a tampered count is refused.
+
+    A program the expansion refuses (a loop the checker rejects) keeps its header
+    unchecked here; ``check`` reports that program with its own rule.
+    """
+    from polyjoule.errors import AssemblyError, PolyjouleError
+    from polyjoule.targets.tinytpu.assembler import header
+
+    try:
+        want = header(program, cfg).words()
+    except (PolyjouleError, AssemblyError):
+        return
+    for field, got, exp in zip(HEADER_WORDS, words, want, strict=True):
+        if got != exp:
+            raise ProgramFileError(f"{name}: header {field}: {got:#x} in the file, the "
+                                   f"instructions give {exp:#x} (a tampered image)")
 
 
 def format_thex(words: Sequence[int], cfg: Config) -> str:
     """One word per line, zero-padded hex; header words are commented."""
     digits = (cfg.AGU_WORD_BITS + 3) // 4
-    names = ("n_instr", "dma_ld_rows", "spm_rows", "vru_words", "mm_count|mm_rows<<16",
-             "accu_iterations", "dma_st_rows", "a_span|b_span<<16")
+    names = HEADER_WORDS
     lines = []
     for i, w in enumerate(words):
         note = f"  # {names[i]}" if i < NHDR else (f"  # pc {(i - NHDR) // 2}"
