@@ -17,6 +17,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+import polyjoule
+
 from polyjoule.cli import app
 
 TIME_LIMIT_S = 20.0  # generous on a loaded 2-core machine; a hang is minutes
@@ -63,14 +65,19 @@ def run_in_process(case: Case, folder: Path) -> list[str]:
     args = case.materialise(folder)
     runner = CliRunner()
     t0 = time.perf_counter()
-    r = runner.invoke(app, args, catch_exceptions=False)
+    try:
+        r = runner.invoke(app, args, catch_exceptions=False)
+    except Exception as e:  # noqa: BLE001 - an escaping exception is the failure reported
+        return [f"traceback: {type(e).__name__}: {str(e)[:200]}"]
     return problems(r.exit_code, r.stderr, time.perf_counter() - t0, case.needle)
 
 
 def run_subprocess(case: Case, folder: Path) -> list[str]:
     """The case through ``python -m polyjoule`` (the console entry point)."""
     args = case.materialise(folder)
-    env = dict(os.environ, COLUMNS="240")
+    src = str(Path(polyjoule.__file__).resolve().parents[1])  # this checkout, not an install
+    env = dict(os.environ, COLUMNS="240",
+               PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
     t0 = time.perf_counter()
     try:
         r = subprocess.run([sys.executable, "-m", "polyjoule", *args], capture_output=True,

@@ -107,8 +107,8 @@ def register(app: typer.Typer) -> None:
                                    "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
         energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
                                                 "(each is a sweep dimension)."),
-        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations of a PE)."),
-        w: int = typer.Option(1, "--w", help="Operation latency in cycles."),
+        pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations of a PE)."),
+        w: int = typer.Option(1, "--w", max=2**31, help="Operation latency in cycles."),
         skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
                                              "run (array larger than the problem, ...) instead of failing."),
         csv_out: Path | None = typer.Option(None, "--csv", help="Write every design point as CSV."),

@@ -57,7 +57,7 @@ def disasm_cmd(
     from polyjoule.targets.tinytpu.disasm import disassemble
 
     build = _build(machine, config)
-    typer.echo(disassemble(_load(program, build)), nl=False)
+    typer.echo(disassemble(_load(program, build), cfg=build.cfg), nl=False)
 
 
 @tinytpu_app.command("check")

@@ -78,9 +78,14 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
 
 def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
     """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
+    from polyjoule.errors import InProgramFile, MlirParseError
     from polyjoule.frontends.tosa import from_file
 
-    return report(from_file(path), path, top=top, as_json=json)
+    try:
+        layers = from_file(path)
+    except MlirParseError as e:  # the file's name in front of every reading error
+        raise MlirParseError(str(InProgramFile(path, e))) from None
+    return report(layers, path, top=top, as_json=json)
 
 
 # ----------------------------------------------------------------- a processor array (TCPA)
