@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from importlib import resources
 
 import yaml
-
 from harness import Case  # tests/fuzz is on sys.path (test_fuzz.py puts it there)
 
 Gen = Callable[[random.Random], Iterator[Case]]
@@ -299,11 +298,11 @@ def plot_inputs(rng: random.Random) -> Iterator[Case]:
                               '{"points":[null]}'])
             files = {"s.json": doc.encode()}
         elif m == 1:
-            doc = '{"points":[%s, {"array": "2x2", "energy_pj": 1}]}' % _json(row)
+            doc = '{"points":[' + _json(row) + ', {"array": "2x2", "energy_pj": 1}]}'
             files = {"s.json": doc.encode()}
         elif m == 2:
             bad = rng.choice(['"lots"', "NaN", "Infinity", "-Infinity", "null", "[1]"])
-            doc = '{"points":[{"array": "2x2", "energy_pj": %s, "latency_cycles": 5}]}' % bad
+            doc = '{"points":[{"array": "2x2", "energy_pj": ' + bad + ', "latency_cycles": 5}]}'
             files = {"s.json": doc.encode()}
         elif m == 3:
             files = {"s.csv": b"array,energy_pj,latency_cycles\n2x2,10,5\n2x2,10\n"}

@@ -18,7 +18,6 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import polyjoule
-
 from polyjoule.cli import app
 
 TIME_LIMIT_S = 20.0  # generous on a loaded 2-core machine; a hang is minutes

@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 from polyjoule import __version__
 from polyjoule.errors import PolyjouleError
 
+
 class _OneLineGroup(TyperGroup):
     """The root command: every way a run ends is one line on stderr (see :func:`outcome`).
 

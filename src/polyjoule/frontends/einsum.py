@@ -30,7 +30,6 @@ from polyjoule.model.nest import workload_names, workload_nest
 from polyjoule.model.pra import Kernel, Reference
 from polyjoule.model.workload import POINTWISE, Tensor, Workload
 
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -7,7 +7,6 @@ source. A user file overrides any subset of values; unknown keys are errors nami
 from __future__ import annotations
 
 import math
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources

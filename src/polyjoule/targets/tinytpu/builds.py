@@ -14,7 +14,6 @@ import re
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
 
 from polyjoule.errors import BuildFileError, BuildMismatchError, SpecError
