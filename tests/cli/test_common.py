@@ -70,3 +70,15 @@ def test_assignments_parse_and_refuse():
     for bad in ("0,1", "-1,2", f"{2**63},1", ""):
         with pytest.raises(SpecError, match="--tile"):
             parse_ints(bad, "--tile")
+
+
+@pytest.mark.parametrize("args", [
+    ["tinytpu", "gen", "gemm", "8x8x8", "-o", "{d}/nodir/g.tasm"],
+    ["sweep", "gemm", "-s", "N=4", "--arrays", "2x2", "--csv", "{d}/afile/out.csv"],
+    ["sweep", "gemm", "-s", "N=4", "--arrays", "2x2", "--cache-dir", "{d}/afile"],
+    ["localize", "--einsum", "C[m,n] += A[m,k]*B[k,n]", "-o", "{d}"],
+])
+def test_output_and_cache_paths_are_refused_before_work(tmp_path, args):
+    (tmp_path / "afile").write_text("x")
+    line = _line([a.replace("{d}", str(tmp_path)) for a in args])
+    assert str(tmp_path) in line

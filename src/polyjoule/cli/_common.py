@@ -7,6 +7,7 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -38,6 +39,14 @@ def positive_finite(value: float) -> float:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"{value} is not a finite positive number")
     return value
+
+
+def output_path(value: Path | None) -> Path | None:
+    """Option callback: an output file's folder is checked while the options are parsed,
+    before any work (a missing folder, a file in the way, a directory as the file)."""
+    from polyjoule.reports.files import check_destination
+
+    return None if value is None else check_destination(value)
 
 
 def _integer(text: str, what: str) -> int:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.cli._common import handles_errors, output_path, parse_assignments
 from polyjoule.errors import SpecError
 from polyjoule.model.pra import PRA, Kernel
 from polyjoule.reports.files import write_atomic
@@ -190,7 +190,7 @@ def register(app: typer.Typer) -> None:
         source: str | None = typer.Argument(None, help="C file with a PolyBench-style loop nest."),
         einsum: str | None = typer.Option(None, "--einsum", help="Einsum, e.g. 'C[m,n] += A[m,k]*B[k,n]'."),
         extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
-        output: Path | None = typer.Option(None, "-o", "--output", help="Write the YAML here."),
+        output: Path | None = typer.Option(None, "-o", "--output", callback=output_path, help="Write the YAML here."),
         name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
         dtype: str = typer.Option("fp32", "--dtype", help="fp32, fp16, int32 or int8."),
     ) -> None:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from polyjoule.cli._common import handles_errors, positive_finite
+from polyjoule.cli._common import handles_errors, output_path, positive_finite
 from polyjoule.errors import SpecError
 
 
@@ -111,8 +111,8 @@ def register(app: typer.Typer) -> None:
         w: int = typer.Option(1, "--w", max=2**31, help="Operation latency in cycles."),
         skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
                                              "run (array larger than the problem, ...) instead of failing."),
-        csv_out: Path | None = typer.Option(None, "--csv", help="Write every design point as CSV."),
-        json_out: Path | None = typer.Option(None, "--json", help="Write every design point (and the "
+        csv_out: Path | None = typer.Option(None, "--csv", callback=output_path, help="Write every design point as CSV."),
+        json_out: Path | None = typer.Option(None, "--json", callback=output_path, help="Write every design point (and the "
                                              "validation) as JSON."),
         top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
         sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
@@ -217,7 +217,7 @@ def register(app: typer.Typer) -> None:
     def plot(
         sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
         kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
-        output: Path = typer.Option(..., "-o", "--output", help="Image file (.png, .svg or .pdf)."),
+        output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Image file (.png, .svg or .pdf)."),
         x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
         where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
                                         "e.g. --where array=8x8."),

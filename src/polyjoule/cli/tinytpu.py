@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.cli._common import handles_errors, output_path, parse_assignments
 from polyjoule.errors import InProgramFile, PolyjouleError, SpecError
 
 tinytpu_app = typer.Typer(
@@ -98,7 +98,7 @@ def run_cmd(
                                     "int8 (default -8..8, so most outputs do not saturate)."),
     a: Path | None = typer.Option(None, "--a", help="A as a (MAXDIM, MAXDIM) int8 .npy file."),
     b: Path | None = typer.Option(None, "--b", help="B as a (MAXDIM, MAXDIM) int8 .npy file."),
-    out: Path | None = typer.Option(None, "--out", help="Save C to this .npy file."),
+    out: Path | None = typer.Option(None, "--out", callback=output_path, help="Save C to this .npy file."),
     gemm: str | None = typer.Option(None, "--gemm", help="MxKxN: compare C[:M,:N] with numpy "
                                     "(default: the '# polyjoule: gemm' tag of a generated file)."),
     relu: bool = typer.Option(False, "--relu", help="With --gemm: the GEMM has a relu."),
@@ -207,7 +207,7 @@ tinytpu_app.add_typer(gen_app)
 @handles_errors
 def gen_gemm_cmd(
     shape: str = typer.Argument(..., help="MxKxN, each a multiple of T, at most MAXDIM."),
-    output: Path = typer.Option(..., "-o", "--output", help="Program file to write "
+    output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Program file to write "
                                 "(.tasm or .thex)."),
     relu: bool = typer.Option(False, "--relu", help="Apply relu before the output."),
     flat: bool = typer.Option(False, "--flat", help="Fully unrolled (absolute addresses)."),

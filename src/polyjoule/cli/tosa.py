@@ -18,7 +18,13 @@ from typing import Any
 
 import typer
 
-from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target, parse_ints
+from polyjoule.cli._common import (
+    MACHINE_HELP,
+    handles_errors,
+    machine_target,
+    output_path,
+    parse_ints,
+)
 from polyjoule.errors import PolyjouleError, SpecError
 
 TCPA = "tcpa"
@@ -199,7 +205,7 @@ def import_model(
                               "array declaration file."),
     top: int = typer.Option(1, "--top", min=1, max=10**6, help="Candidates to print per layer."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    emit: Path | None = typer.Option(None, "--emit-mlir",
+    emit: Path | None = typer.Option(None, "--emit-mlir", callback=output_path,
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
 ) -> None:
