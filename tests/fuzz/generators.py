@@ -201,6 +201,15 @@ def cli_values(rng: random.Random) -> Iterator[Case]:
         yield Case("cli", f"values-{k}", args)
 
 
+def sweep_ranges(rng: random.Random) -> Iterator[Case]:
+    """Sweep sizes past int64 or past the point limit (refused before any allocation)."""
+    for k in range(20):
+        spec = rng.choice(["N=1:10000000000", f"N=1:{2**64}", f"N={2**63},4", "N=1:1e30:*2",
+                           "N=5:1", "N=4:8:0", "N=0:8:*1", "N=", "N=a:b"])
+        yield Case("sweep", f"range-{k}", ("sweep", "gemm", "-s", spec, "--arrays", "2x2"),
+                   needle="--size")
+
+
 def mapper_shapes(rng: random.Random) -> Iterator[Case]:
     """Mapper shapes: repeated ranks, zero/negative/huge extents, --slots past the cap."""
     for k in range(40):
@@ -322,4 +331,5 @@ def _json(row: dict) -> str:
 
 
 SURFACES: tuple[Gen, ...] = (bytes_everywhere, yaml_limits, pra_semantics, energy_tables,
-                             cli_values, mapper_shapes, einsum_texts, c_sources, plot_inputs)
+                             cli_values, sweep_ranges, mapper_shapes, einsum_texts, c_sources,
+                             plot_inputs)

@@ -43,7 +43,7 @@ def test_at_least_500_bad_inputs_across_every_surface(cases: list[Case]):
     assert len(cases) >= 500
     per = {c.surface for c in cases}
     assert per >= {"bytes", "yaml", "pra", "energy", "cli", "mapper", "einsum", "c",
-                   "program", "plot"}
+                   "program", "plot", "sweep"}
 
 
 def test_every_bad_input_is_refused_in_one_line(cases: list[Case], tmp_path: Path):
