@@ -93,7 +93,7 @@ def _pra_mutations(rng: random.Random) -> Iterator[tuple[str, dict, str]]:
     ph = lambda d: d["phases"][0]  # noqa: E731
     while True:
         d = yaml.safe_load(yaml.safe_dump(doc))
-        m = rng.randrange(9)
+        m = rng.randrange(10)
         st = ph(d)["statements"]
         if m == 0:
             dep = (0, 1, 0)
@@ -124,9 +124,19 @@ def _pra_mutations(rng: random.Random) -> Iterator[tuple[str, dict, str]]:
         elif m == 7:
             st[4]["compute"] = "*".join(["a"] * rng.randint(200, 3000))
             yield "long-compute", d, "expression"
-        else:
+        elif m == 8:
             st[4]["compute"] = "(" * rng.randint(60, 2000) + "a" + ")" * 60
             yield "deep-compute", d, "nested deeper"
+        else:
+            where = rng.choice(["dim", "var", "tensor"])
+            bad = rng.choice(["μ", "ñ", "ж", "x·y"])
+            if where == "dim":
+                ph(d)["dims"][0]["name"] = bad
+            elif where == "var":
+                st[4]["var"] = bad
+            else:
+                ph(d)["tensors"][bad] = ph(d)["tensors"].pop("A")
+            yield "non-ascii", d, "ASCII"
 
 
 def pra_semantics(rng: random.Random) -> Iterator[Case]:

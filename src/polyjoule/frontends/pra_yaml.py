@@ -201,8 +201,25 @@ def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
                      text=f"{s.var}[i] = {s.compute}")
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_names(spec: PRASpec, where: str) -> None:
+    """Every declared name an ASCII identifier (isl and the code generators read them)."""
+    named = [(f"params.{p}", p) for p in spec.params]
+    named += [(f"dims[{k}].name", d.name) for k, d in enumerate(spec.dims)]
+    named += [(f"tensors.{t}", t) for t in spec.tensors]
+    named += [(f"scalars.{c}", c) for c in spec.scalars]
+    named += [(f"statements[{k}].var", s.var) for k, s in enumerate(spec.statements)]
+    for field, name in named:
+        if not _NAME.fullmatch(name):
+            raise SpecError(f"{where}: {field}: {name!r} is not an ASCII name "
+                            "(letters, digits, '_')")
+
+
 def build_pra(spec: PRASpec, where: str) -> PRA:
     """Turn a validated spec into a :class:`PRA`, checking names and dependences."""
+    _check_names(spec, where)
     params = tuple(spec.params)
     dims = _dims(spec, where)
     tensors = []
