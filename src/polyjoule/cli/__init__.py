@@ -94,7 +94,7 @@ def outcome(call: Callable[[], Any]) -> int:
     except RecursionError:
         print("polyjoule: error: input nested too deeply to read", file=sys.stderr)
         return 2
-    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0  # typer.Exit(code)
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ def _program(path: Path, build: Any) -> tuple[list[Any], list[int] | None]:
     from polyjoule.targets.tinytpu.builds import require_same
 
     require_same(path, build)
-    return load_program(path, build.cfg), _image(path)
+    return load_program(path, build.cfg, check_header=False), _image(path)  # judged itself
 
 
 def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
