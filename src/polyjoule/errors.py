@@ -233,3 +233,18 @@ class AssemblyError(PolyjouleError):
 
 class EnergyTableError(SpecError):
     """A unit-energy table file that cannot be used: unknown entry, non-positive value, ..."""
+
+
+# --- robustness: input limits and malformed bytes (issue 14) ---------------------------
+
+
+class InputLimitError(SpecError):
+    """An input past a size or nesting limit (file bytes, YAML depth, expression length)."""
+
+
+class UndecodableInput(SpecError):
+    """A text input whose bytes are not UTF-8; the message names the file and the byte."""
+
+
+class DuplicateKeyError(SpecError):
+    """A key given twice (YAML mapping, ``--set``, a mapper shape): never last-one-wins."""

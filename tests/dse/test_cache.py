@@ -99,3 +99,43 @@ def test_cache_dir_from_environment(tmp_path, monkeypatch):
     assert default_cache_dir() == tmp_path / "x"
     monkeypatch.delenv("POLYJOULE_CACHE_DIR")
     assert "polyjoule" in str(default_cache_dir())
+
+
+# --- issue 14: a live database is never discarded; a bad folder is refused up front ------
+
+
+def test_a_database_locked_by_another_writer_is_left_alone(tmp_path, monkeypatch):
+    import sqlite3
+
+    from polyjoule.dse.cache import FormulaCache
+
+    first = FormulaCache(tmp_path)
+    first.put_object("k", "schedules", {"x": 1})
+    first.close()
+    holder = sqlite3.connect(first.path)
+    holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
+    monkeypatch.setattr(FormulaCache, "busy_timeout_s", 0.2)
+    busy = FormulaCache(tmp_path)
+    assert busy.get_object("k", "schedules") is None  # uncached, not corrupt
+    busy.put_object("k2", "schedules", {"y": 2})
+    assert busy.stats.rebuilt == 0 and any("uncached" in n for n in busy.stats.notes)
+    holder.rollback()
+    holder.close()
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    again = FormulaCache(tmp_path)
+    assert again.get_object("k", "schedules") == {"x": 1}  # the entry survived
+    again.close()
+
+
+def test_cache_dir_that_is_a_file_is_refused_before_work(tmp_path):
+    import pytest
+
+    from polyjoule.dse.cache import FormulaCache
+    from polyjoule.errors import OutputPathError
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(OutputPathError, match="afile"):
+        FormulaCache(afile)
+    with pytest.raises(OutputPathError, match="afile"):
+        FormulaCache(afile / "sub")

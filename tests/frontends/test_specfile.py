@@ -59,3 +59,74 @@ def test_cli_prints_every_error_on_one_line(tmp_path):
     assert r.exit_code == 2
     line = [x for x in r.output.splitlines() if x.startswith("polyjoule: error:")]
     assert len(line) == 1 and "statements[0].colour" in line[0] and "dtyp" in line[0]
+
+
+# --- issue 14: one reading path; bytes, depth, duplicates, versions -------------------
+
+
+def _one_line(r) -> str:
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", [
+    ["analyze", "{f}"],
+    ["analyze", "gemm", "--dataset", "MINI", "--array", "{f}"],
+    ["analyze", "gemm", "--dataset", "MINI", "--energy-table", "{f}"],
+    ["show", "{f}"],
+    ["localize", "{f}"],
+])
+def test_undecodable_file_is_one_line_naming_file_and_byte(tmp_path, args):
+    f = tmp_path / "x.yaml"
+    f.write_bytes(b"\xff")
+    r = CliRunner().invoke(app, [a.replace("{f}", str(f)) for a in args])
+    line = _one_line(r)
+    assert "x.yaml:1:1: byte 0xff is not UTF-8" in line
+
+
+@pytest.mark.parametrize("text", [
+    "a: " + "[" * 3000 + "]" * 3000,
+    "a: " + "{x: " * 3000 + "1" + "}" * 3000,
+])
+def test_deep_yaml_is_refused_by_the_limit_not_the_stack(tmp_path, text):
+    from polyjoule.errors import InputLimitError
+    from polyjoule.frontends.specfile import read_yaml
+
+    f = tmp_path / "deep.yaml"
+    f.write_text(text)
+    with pytest.raises(InputLimitError, match=r"deep\.yaml:1:\d+: nested deeper than"):
+        read_yaml(f)
+
+
+def test_duplicate_yaml_key_is_refused_with_line_and_column(tmp_path):
+    from polyjoule.errors import DuplicateKeyError
+    from polyjoule.frontends.specfile import read_yaml
+
+    f = tmp_path / "dup.yaml"
+    f.write_text("version: 1\nname: a\nparams: {N: 1, N: 2}\n")
+    with pytest.raises(DuplicateKeyError, match=r"dup\.yaml:3:16: key 'N' given twice"):
+        read_yaml(f)
+
+
+def test_expression_limits():
+    from polyjoule.errors import InputLimitError
+    from polyjoule.frontends.specfile import check_expression
+
+    assert check_expression("a * b + (c - d)", "x") == "a * b + (c - d)"
+    for bad in ("(" * 100 + "a" + ")" * 100, "+".join(["a"] * 500), "a" * 10_000):
+        with pytest.raises(InputLimitError, match="^x: expression"):
+            check_expression(bad, "x")
+
+
+def test_unknown_versions_are_refused(tmp_path):
+    doc = dict(PRA, version=7)
+    doc["statements"] = [s for s in PRA["statements"] if "colour" not in s] + []
+    f = tmp_path / "v.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    with pytest.raises(SpecError, match="v.yaml: version"):
+        load_kernel_file(f)
+    t = tmp_path / "t.yaml"
+    t.write_text("version: 3\n")
+    r = CliRunner().invoke(app, ["analyze", "gemm", "--dataset", "MINI", "--energy-table", str(t)])
+    assert "version: 3 is not a version" in _one_line(r)

@@ -70,3 +70,66 @@ def test_every_builtin_has_one_writer_per_point():
     assert len(names()) == 21
     for n in names():
         assert get(n).phases
+
+
+# --- issue 14: semantic checks at load time -------------------------------------------
+
+
+def _gemm_doc() -> dict:
+    from importlib import resources
+
+    text = resources.files("polyjoule.library").joinpath("data", "kernels", "gemm.yaml")
+    return yaml.safe_load(text.read_text())
+
+
+def _mutated(tmp_path, change) -> str:
+    doc = _gemm_doc()
+    change(doc["phases"][0], doc)
+    p = tmp_path / "k.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    return str(p)
+
+
+def _set(path: list, value):
+    def change(ph, doc):
+        node = ph
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+    return change
+
+
+@pytest.mark.parametrize("change,needle", [
+    (_set(["statements", 1, "dep"], [0, 2, 0]), r"statements\[1\] \(S2\)\.dep: \[0, 2, 0\] reads 'a' outside"),
+    (_set(["statements", 0, "input"], "A[i]"), r"A has rank 2, the subscript 1 entries"),
+    (_set(["statements", 0, "input"], "A[i, k + 1]"), r"subscript k \+ 1 leaves A's shape"),
+    (_set(["tensors", "A", "shape", 0], "NI - 5"), r"tensors\.A\.shape\[0\]: NI - 5 is not positive"),
+    (_set(["dims", 0], {"name": "i", "lower": 5, "upper": 2}), r"dims\[0\] \(i\): lower 5 exceeds upper 2"),
+    (lambda ph, doc: doc["datasets"]["MINI"].update(NX=3), r"datasets\.MINI\.NX: not a parameter"),
+    (lambda ph, doc: doc["datasets"]["MINI"].update(NI=0), r"datasets\.MINI\.NI: 0 is below"),
+])
+def test_meaningless_pra_is_refused_at_load(tmp_path, change, needle):
+    with pytest.raises(SpecError, match=needle):
+        load_kernel_file(_mutated(tmp_path, change))
+
+
+def test_dependence_out_of_domain_is_refused_by_analyze_not_found_by_validate(tmp_path):
+    """The issue's example: analyze used to exit 0 and validate found FD 80 vs 96."""
+    path = _mutated(tmp_path, _set(["statements", 1, "dep"], [0, 2, 0]))
+    r = CliRunner().invoke(app, ["analyze", path, "--dataset", "MINI", "--array", "2x2"])
+    assert r.exit_code == 2 and "dep: [0, 2, 0]" in r.stderr
+
+
+def test_guarded_dependence_still_loads(tmp_path):
+    """dep [0, 2, 0] guarded by j >= 2 (with j == 1 written by an input) is a valid PRA."""
+    def change(ph, doc):
+        ph["statements"][0]["when"] = "j <= 1"
+        ph["statements"][1].update(dep=[0, 2, 0], when="j >= 2")
+        ph["statements"][0]["input"] = "A[i, k]"
+    assert load_kernel_file(_mutated(tmp_path, change)).name == "gemm"
+
+
+def test_every_builtin_kernel_passes_the_semantic_checks():
+    assert len(names()) == 21
+    for n in names():
+        assert get(n).phases

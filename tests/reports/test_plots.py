@@ -55,3 +55,27 @@ def test_bad_plot_inputs(outputs, tmp_path):
     (tmp_path / "junk.csv").write_text("a,b\n1,2\n")
     with pytest.raises(SpecError, match="not a polyjoule sweep"):
         plots.load(tmp_path / "junk.csv")
+
+
+# --- issue 14: malformed sweep input is refused, NaN energies are never drawn -------------
+
+
+@pytest.mark.parametrize("name,text,needle", [
+    ("s.json", '{"points":[1]}', r"points\[0\]: not a record"),
+    ("s.json", '{"points":[]}', "not a non-empty list"),
+    ("s.json", '{"points":[{"array":"2x2","energy_pj":1,"latency_cycles":2},'
+               '{"array":"2x2","energy_pj":1}]}', "ragged"),
+    ("s.json", '{"points":[{"array":"2x2","energy_pj":NaN,"latency_cycles":2}]}',
+     r"energy_pj: nan is not a finite number"),
+    ("s.csv", "array,energy_pj,latency_cycles\n2x2,lots,5\n", "'lots' is not a number"),
+    ("s.csv", "array,energy_pj,latency_cycles\n2x2,1,5\n2x2,1\n", "not a record"),
+    ("s.json", "[" * 5000, "nested too deeply"),
+])
+def test_malformed_sweep_input_is_refused(tmp_path, name, text, needle):
+    from polyjoule.errors import SpecError
+    from polyjoule.reports.plots import load
+
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(SpecError, match=needle):
+        load(p)

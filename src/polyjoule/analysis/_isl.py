@@ -180,3 +180,22 @@ def projection_is(params: tuple[str, ...], dims: tuple[str, ...], conds: tuple[s
     full = _set(params, dims, (conds,))
     shadow = full.project_out(isl.dim_type.set, keep, len(dims) - keep)
     return bool(shadow.is_equal(_set(params, dims[:keep], (want,))))
+
+
+# --- questions the PRA loader asks (model/pra.py check_semantics) -------------------------
+
+
+def shifted_within(params: tuple[str, ...], dims: tuple[str, ...], conds: tuple[str, ...],
+                   shift: tuple[int, ...], target: tuple[tuple[str, ...], ...]) -> bool:
+    """Is every point ``i`` of ``conds`` moved to ``i - shift`` inside the union ``target``?
+
+    A transport ``x[i] = y[i - d]`` reads a value that must exist: its source lies in the
+    iteration space where some statement writes ``y``.
+    """
+    sets = Sets(list(params), list(dims))
+    src = sets.union([list(conds)])
+    out = [f"o{k}" for k in range(len(dims))]
+    back = " and ".join(f"{o} = {n} - ({d})" for o, n, d in zip(out, dims, shift, strict=True))
+    move = isl.Map(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] -> "
+                   f"[{', '.join(out)}] : {back} }}")
+    return bool(src.apply(move).is_subset(sets.union([list(p) for p in target])))

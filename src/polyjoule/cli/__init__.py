@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -61,9 +62,27 @@ class _LazyCommands(TyperGroup):
             formatter.write_dl(rows)
 
 
+class _OneLineGroup(_LazyCommands):
+    """The root command: lazy commands, and every way a run ends is one line on stderr
+    (see :func:`outcome`).
+
+    Overriding ``main`` (not only the console entry point) makes ``CliRunner(app)`` in the
+    tests see exactly what a user sees.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        def call() -> Any:
+            return super(_OneLineGroup, self).main(args, prog_name or "polyjoule", complete_var,
+                                                   standalone_mode=False, **extra)
+
+        if not standalone_mode:
+            return call()
+        sys.exit(outcome(call))
+
+
 app = typer.Typer(
     name="polyjoule",
-    cls=_LazyCommands,
     help="Symbolic energy and latency of loop nests on processor arrays, and a loop-nest "
     "mapper for TinyTPU-isa.",
     no_args_is_help=True,
@@ -73,6 +92,7 @@ app = typer.Typer(
     context_settings={"default_map": {"help": False, **{c: {"help": False} for c in COMMANDS}}},
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_OneLineGroup,
 )
 
 
@@ -92,10 +112,37 @@ def _root(
     """polyjoule: energy, latency and legality of loop nests on accelerators."""
 
 
-def main() -> None:
-    """Console entry point: a user-facing error is one line and exit 2, never a traceback."""
+def usage_line(e: Exception) -> str:
+    """A usage error as one line: ``polyjoule: error: map: No such option: -4 (see --help)``."""
+    path = str(getattr(getattr(e, "ctx", None), "command_path", "") or "")
+    where = f"{path.split(' ', 1)[1]}: " if " " in path else ""
+    text = e.format_message() if hasattr(e, "format_message") else str(e)
+    return f"polyjoule: error: {where}{' '.join(text.split())} (see --help)"
+
+
+def outcome(call: Callable[[], Any]) -> int:
+    """Run ``call`` (the command line); its exit code, every failure one line on stderr.
+
+    A :class:`PolyjouleError` (exit 2, or its own code), a usage error (exit 2), an input
+    nested past the interpreter's stack (exit 2), an interrupt (exit 130).
+    """
     try:
-        app()
+        rv = call()
+    except typer.TyperException as e:  # click's usage errors, as typer vendors them
+        print(usage_line(e), file=sys.stderr)
+        return int(getattr(e, "exit_code", 2))
+    except typer.Abort:
+        print("polyjoule: aborted", file=sys.stderr)
+        return 130
     except PolyjouleError as e:
         print(f"polyjoule: error: {e}", file=sys.stderr)
-        sys.exit(e.exit_code)
+        return e.exit_code
+    except RecursionError:
+        print("polyjoule: error: input nested too deeply to read", file=sys.stderr)
+        return 2
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0  # typer.Exit(code)
+
+
+def main() -> None:
+    """Console entry point: a user-facing error is one line and exit 2, never a traceback."""
+    app()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 
-from polyjoule.errors import PolyjouleError
+from polyjoule.errors import DuplicateKeyError, PolyjouleError, SpecError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,10 +31,37 @@ def handles_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def parse_assignments(text: str | None, what: str = "--set") -> dict[str, int]:
-    """``N0=4,N1=5`` -> ``{"N0": 4, "N1": 5}``; a malformed item is a one-line error."""
-    from polyjoule.errors import SpecError
+INT64_MAX = 2**63 - 1
 
+
+def positive_finite(value: float) -> float:
+    """Option callback: a float option (seconds, GiB) is a finite positive number."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} is not a finite positive number")
+    return value
+
+
+def output_path(value: Path | None) -> Path | None:
+    """Option callback: an output file's folder is checked while the options are parsed,
+    before any work (a missing folder, a file in the way, a directory as the file)."""
+    from polyjoule.reports.files import check_destination
+
+    return None if value is None else check_destination(value)
+
+
+def _integer(text: str, what: str) -> int:
+    """A decimal integer within int64 (larger values would wrap in vectorised paths)."""
+    try:
+        v = int(text.strip())
+    except ValueError:
+        raise SpecError(f"{what}: {text.strip()!r} is not an integer") from None
+    if not -INT64_MAX - 1 <= v <= INT64_MAX:
+        raise SpecError(f"{what}: {v} is outside the 64-bit integer range")
+    return v
+
+
+def parse_assignments(text: str | None, what: str = "--set") -> dict[str, int]:
+    """``N0=4,N1=5`` -> ``{"N0": 4, "N1": 5}``; malformed or repeated -> a one-line error."""
     out: dict[str, int] = {}
     if not text:
         return out
@@ -42,25 +71,30 @@ def parse_assignments(text: str | None, what: str = "--set") -> dict[str, int]:
             continue
         if "=" not in item:
             raise SpecError(f"{what}: {item!r} is not NAME=VALUE")
-        k, v = item.split("=", 1)
-        try:
-            out[k.strip()] = int(v)
-        except ValueError:
-            raise SpecError(f"{what}: {k.strip()}: {v!r} is not an integer") from None
+        k, v = (x.strip() for x in item.split("=", 1))
+        if not k:
+            raise SpecError(f"{what}: {item!r} has no name before '='")
+        if k in out:
+            raise DuplicateKeyError(f"{what}: {k} given twice ({k}={out[k]} and {item})")
+        out[k] = _integer(v, f"{what}: {k}")
     return out
 
 
 def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] | None:
-    """``2,3`` -> ``(2, 3)``; ``None`` stays ``None``."""
-    from polyjoule.errors import SpecError
-
+    """``2,3`` -> ``(2, 3)``, each positive and within int64; ``None`` stays ``None``."""
     if text is None:
         return None
     parts = [p for p in text.replace("x", sep).split(sep) if p.strip()]
+    if not parts:
+        raise SpecError(f"{what}: {text!r} is not a list of integers")
     try:
-        return tuple(int(p) for p in parts)
+        values = tuple(int(p) for p in parts)
     except ValueError:
         raise SpecError(f"{what}: {text!r} is not a list of integers") from None
+    for v in values:
+        if not 1 <= v <= INT64_MAX:
+            raise SpecError(f"{what}: {v} is not a positive 64-bit integer")
+    return values
 
 
 MACHINE_HELP = ("The target's machine: a shipped declaration by name or a declaration YAML "

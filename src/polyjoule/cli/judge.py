@@ -28,7 +28,7 @@ def _program(path: Path, build: Any) -> tuple[list[Any], list[int] | None]:
     from polyjoule.targets.tinytpu.builds import require_same
 
     require_same(path, build)
-    return load_program(path, build.cfg), _image(path)
+    return load_program(path, build.cfg, check_header=False), _image(path)  # judged itself
 
 
 def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
@@ -119,7 +119,7 @@ def judge_cmd(
     machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     list_: bool = typer.Option(False, "--list", help="List the corpus specs."),
     all_: bool = typer.Option(False, "--corpus", help="Grade the whole corpus in one table."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the operand and prefill draws."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the operand and prefill draws."),
 ) -> None:
     """Grade a program against a workload spec: legal (4 layers), correct (4 distributions), fast.
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.cli._common import handles_errors, output_path, parse_assignments
 from polyjoule.errors import SpecError
 
 if TYPE_CHECKING:
@@ -20,10 +20,9 @@ if TYPE_CHECKING:
 
 
 def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
+    from polyjoule.frontends.specfile import read_text
+
+    return read_text(path)
 
 
 def load_any(spec: str) -> Kernel:
@@ -204,7 +203,7 @@ def register(app: typer.Typer) -> None:
         source: str | None = typer.Argument(None, help="C file with a PolyBench-style loop nest."),
         einsum: str | None = typer.Option(None, "--einsum", help="Einsum, e.g. 'C[m,n] += A[m,k]*B[k,n]'."),
         extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
-        output: Path | None = typer.Option(None, "-o", "--output", help="Write the YAML here."),
+        output: Path | None = typer.Option(None, "-o", "--output", callback=output_path, help="Write the YAML here."),
         name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
         dtype: str = typer.Option("fp32", "--dtype", help="fp32, fp16, int32 or int8."),
     ) -> None:

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
-from polyjoule.errors import InfeasibleMapping, SpecError, UnknownNameError, ValidationMismatch
+from polyjoule.errors import (
+    DuplicateKeyError,
+    InfeasibleMapping,
+    SpecError,
+    UnknownNameError,
+    ValidationMismatch,
+)
+from polyjoule.search.mapspace import MAX_SLOTS
+
+MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,6 +47,8 @@ def parse_shape(text: str, ranks: tuple[str, ...], workload: str) -> dict[str, i
             if k not in ranks:
                 raise UnknownNameError(f"shape {text!r}: {workload} has no rank {k!r} "
                                        f"(ranks {', '.join(ranks)})")
+            if k in out:
+                raise DuplicateKeyError(f"shape {text!r}: rank {k} given twice")
             out[k] = _int(v, text)
         missing = [r for r in ranks if r not in out]
         if missing:
@@ -55,8 +66,8 @@ def _int(v: str, text: str) -> int:
         n = int(v)
     except ValueError:
         raise SpecError(f"shape {text!r}: {v!r} is not an integer") from None
-    if n < 1:
-        raise SpecError(f"shape {text!r}: extent {n} < 1")
+    if not 1 <= n <= MAX_EXTENT:
+        raise SpecError(f"shape {text!r}: extent {n} is not in 1..2**40")
     return n
 
 
@@ -357,7 +368,8 @@ def map_cmd(
     target: str | None = typer.Option(None, "--target", help="Registered target (default: "
                                       "the catalogue's, see --list)."),
     top: int = typer.Option(8, "--top", help="Candidates to print."),
-    slots: int = typer.Option(2, "--slots", help="Outer loops per rank (mapspace size)."),
+    slots: int = typer.Option(2, "--slots", min=1, max=MAX_SLOTS,
+                              help=f"Outer loops per rank (mapspace size, at most {MAX_SLOTS})."),
     census: bool = typer.Option(False, "--census", help="Also the independent census."),
     relieve: str | None = typer.Option(None, "--relieve", help="Drop one constraint and "
                                        "re-census (e.g. acc-position)."),

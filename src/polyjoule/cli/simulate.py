@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
+from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints, positive_finite
 from polyjoule.errors import ValidationMismatch
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -50,7 +50,18 @@ def _order(text: str | None) -> tuple[str, ...] | None:
 
 
 def _op_latency(text: str | None) -> dict[str, int] | None:
-    return parse_assignments(text, "--op-latency") or None
+    """``mul=3,div=8``: known operation names, latencies in 0..2**31."""
+    from polyjoule.errors import SpecError, UnknownNameError
+    from polyjoule.model.expr import OPS
+
+    given = parse_assignments(text, "--op-latency")
+    for op, cycles in given.items():
+        if op not in OPS:
+            raise UnknownNameError(f"--op-latency: {op!r} is not an operation "
+                                   f"({', '.join(sorted(OPS))})")
+        if not 0 <= cycles <= 2**31:
+            raise SpecError(f"--op-latency: {op}={cycles} is not a latency in 0..2**31 cycles")
+    return given or None
 
 
 def _common(kernel: str, array: str, tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
@@ -70,12 +81,12 @@ def register(app: typer.Typer) -> None:
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
         dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
-        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations)."),
-        w: int = typer.Option(1, "--w", help="Latency of a compute statement in cycles."),
+        pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
+        w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),
         op_latency: str | None = typer.Option(None, "--op-latency", help="Per-op latencies mul=3,div=8."),
         order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the random inputs."),
-        memory_gib: float = typer.Option(2.0, "--memory-limit", help="Simulator memory bound in GiB."),
+        seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
+        memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
@@ -127,8 +138,8 @@ def register(app: typer.Typer) -> None:
         set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
         dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the random inputs."),
-        memory_gib: float = typer.Option(2.0, "--memory-limit", help="Simulator memory bound in GiB."),
+        seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
+        memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""

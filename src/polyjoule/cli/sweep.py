@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors
+from polyjoule.cli._common import handles_errors, output_path, positive_finite
 from polyjoule.errors import SpecError
 
 if TYPE_CHECKING:
@@ -110,14 +110,14 @@ def register(app: typer.Typer) -> None:
                                    "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
         energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
                                                 "(each is a sweep dimension)."),
-        pi: int = typer.Option(1, "--pi", help="Pipeline interval (cycles between iterations of a PE)."),
-        w: int = typer.Option(1, "--w", help="Operation latency in cycles."),
+        pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations of a PE)."),
+        w: int = typer.Option(1, "--w", max=2**31, help="Operation latency in cycles."),
         skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
                                              "run (array larger than the problem, ...) instead of failing."),
-        csv_out: Path | None = typer.Option(None, "--csv", help="Write every design point as CSV."),
-        json_out: Path | None = typer.Option(None, "--json", help="Write every design point (and the "
+        csv_out: Path | None = typer.Option(None, "--csv", callback=output_path, help="Write every design point as CSV."),
+        json_out: Path | None = typer.Option(None, "--json", callback=output_path, help="Write every design point (and the "
                                              "validation) as JSON."),
-        top: int = typer.Option(10, "--top", help="Rows shown in the terminal table."),
+        top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
         sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
                                  "latency_cycles, utilisation."),
         cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
@@ -125,11 +125,11 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
         scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
                                              "(tcp://host:8786): derivations and validations run there."),
-        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", help="Seconds to wait for "
+        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", callback=positive_finite, help="Seconds to wait for "
                                                 "the scheduler."),
-        validate_k: int = typer.Option(0, "--validate", help="Check K sampled points against the "
+        validate_k: int = typer.Option(0, "--validate", min=0, max=10**6, help="Check K sampled points against the "
                                        "simulator and the scalar evaluation (exact equality)."),
-        validate_max: int = typer.Option(200_000, "--validate-max", help="Largest iteration space a "
+        validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
                                          "validated point may have (simulator cost)."),
     ) -> None:
         """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
@@ -223,7 +223,7 @@ def register(app: typer.Typer) -> None:
     def plot(
         sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
         kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
-        output: Path = typer.Option(..., "-o", "--output", help="Image file (.png, .svg or .pdf)."),
+        output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Image file (.png, .svg or .pdf)."),
         x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
         where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
                                         "e.g. --where array=8x8."),

@@ -40,6 +40,13 @@ def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
     if missing:
         raise SpecError(f"--set: parameter {missing[0]} of {kernel.name} is not set "
                         f"(give --set {missing[0]}=.. or --dataset)")
+    for ph in kernel.phases:  # name the option (and kernel) a value came from
+        for p, lo in ph.param_min:
+            if p in given and given[p] < lo:
+                from polyjoule.errors import ParameterRangeError
+
+                raise ParameterRangeError(f"--set: {p}={given[p]} is below its minimum {lo} "
+                                          f"(kernel {kernel.name})")
     return values
 
 

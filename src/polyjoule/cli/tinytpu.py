@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.cli._common import handles_errors, output_path, parse_assignments
 from polyjoule.errors import InProgramFile, PolyjouleError, SpecError
 
 tinytpu_app = typer.Typer(
@@ -57,7 +57,7 @@ def disasm_cmd(
     from polyjoule.targets.tinytpu.disasm import disassemble
 
     build = _build(machine, config)
-    typer.echo(disassemble(_load(program, build)), nl=False)
+    typer.echo(disassemble(_load(program, build), cfg=build.cfg), nl=False)
 
 
 @tinytpu_app.command("check")
@@ -93,12 +93,12 @@ def run_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
     machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    seed: int = typer.Option(0, "--seed", help="Seed for random int8 A and B (when no .npy)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed for random int8 A and B (when no .npy)."),
     full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
                                     "int8 (default -8..8, so most outputs do not saturate)."),
     a: Path | None = typer.Option(None, "--a", help="A as a (MAXDIM, MAXDIM) int8 .npy file."),
     b: Path | None = typer.Option(None, "--b", help="B as a (MAXDIM, MAXDIM) int8 .npy file."),
-    out: Path | None = typer.Option(None, "--out", help="Save C to this .npy file."),
+    out: Path | None = typer.Option(None, "--out", callback=output_path, help="Save C to this .npy file."),
     gemm: str | None = typer.Option(None, "--gemm", help="MxKxN: compare C[:M,:N] with numpy "
                                     "(default: the '# polyjoule: gemm' tag of a generated file)."),
     relu: bool = typer.Option(False, "--relu", help="With --gemm: the GEMM has a relu."),
@@ -172,6 +172,9 @@ def _shape(text: str) -> tuple[int, int, int]:
         raise SpecError(f"shape: {text!r} is not MxKxN") from None
     if len(dims) != 3:
         raise SpecError(f"shape: {text!r} is not MxKxN")
+    if not all(1 <= d <= 2**16 for d in dims):
+        raise SpecError(f"shape: {text!r}: every extent must be in 1..65536 (an empty GEMM "
+                        "checks nothing)")
     return dims  # type: ignore[return-value]
 
 
@@ -204,7 +207,7 @@ tinytpu_app.add_typer(gen_app)
 @handles_errors
 def gen_gemm_cmd(
     shape: str = typer.Argument(..., help="MxKxN, each a multiple of T, at most MAXDIM."),
-    output: Path = typer.Option(..., "-o", "--output", help="Program file to write "
+    output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Program file to write "
                                 "(.tasm or .thex)."),
     relu: bool = typer.Option(False, "--relu", help="Apply relu before the output."),
     flat: bool = typer.Option(False, "--flat", help="Fully unrolled (absolute addresses)."),

@@ -18,7 +18,13 @@ from typing import Any
 
 import typer
 
-from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target, parse_ints
+from polyjoule.cli._common import (
+    MACHINE_HELP,
+    handles_errors,
+    machine_target,
+    output_path,
+    parse_ints,
+)
 from polyjoule.errors import PolyjouleError, SpecError
 
 TCPA = "tcpa"
@@ -131,9 +137,14 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
 
 def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
     """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
+    from polyjoule.errors import InProgramFile, MlirParseError
     from polyjoule.frontends.tosa import from_file
 
-    return report(from_file(path), path, top=top, as_json=json)
+    try:
+        layers = from_file(path)
+    except MlirParseError as e:  # the file's name in front of every reading error
+        raise MlirParseError(str(InProgramFile(path, e))) from None
+    return report(layers, path, top=top, as_json=json)
 
 
 # ----------------------------------------------------------------- a processor array (TCPA)
@@ -245,9 +256,9 @@ def import_model(
                                "on a processor array)."),
     array: str = typer.Option("8x8", "--array", help="With --target tcpa: ROWSxCOLS or an "
                               "array declaration file."),
-    top: int = typer.Option(1, "--top", help="Candidates to print per layer."),
+    top: int = typer.Option(1, "--top", min=1, max=10**6, help="Candidates to print per layer."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    emit: Path | None = typer.Option(None, "--emit-mlir",
+    emit: Path | None = typer.Option(None, "--emit-mlir", callback=output_path,
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
     objective: str | None = typer.Option(None, "--objective", help="With the mapper: rank "

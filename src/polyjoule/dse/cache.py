@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from polyjoule.analysis.formula import Formula
+from polyjoule.errors import OutputPathError
 
 SCHEMA = 1
 FILENAME = "formulas.sqlite"
@@ -64,27 +65,63 @@ class CacheStats:
 class FormulaCache:
     """A :class:`polyjoule.analysis.analyze.FormulaStore` backed by one SQLite file."""
 
+    busy_timeout_s = 10.0  # wait this long for another process's lock, then run uncached
+
     def __init__(self, directory: str | Path | None = None):
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.path = self.directory / FILENAME
         self.stats = CacheStats()
         self._conn: sqlite3.Connection | None = None
+        self._uncached = False  # the database is busy or the folder unusable: run without
+        self._check_directory(explicit=directory is not None)
+
+    def _check_directory(self, explicit: bool) -> None:
+        """Before any work: a folder we can create and write (``--cache-dir afile`` is an
+        error naming it; an unusable default folder just means an uncached run)."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            ok = os.access(self.directory, os.W_OK | os.X_OK)
+            why = "not writable"
+        except OSError as e:
+            ok, why = False, e.strerror or str(e)
+        if ok:
+            return
+        if explicit:
+            raise OutputPathError(f"--cache-dir {self.directory}: cannot hold the cache ({why})")
+        self._go_uncached(f"folder {self.directory} {why}")
+
+    def _go_uncached(self, why: str) -> None:
+        if not self._uncached:
+            self._uncached = True
+            self.stats.notes.append(f"formula cache {self.path}: {why}; this run is uncached")
+
+    def _failed(self, e: sqlite3.Error, why: str) -> None:
+        """A database error: a live database another process holds is left alone (this run
+        goes uncached); anything else is an unusable file, moved aside and rebuilt."""
+        text = str(e).lower()
+        if self._uncached or "locked" in text or "busy" in text:
+            self._go_uncached(f"busy ({e})")
+        else:
+            self._rebuild(f"{why} ({e})")
 
     # ------------------------------------------------------------------ connection
     def _open(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        self.directory.mkdir(parents=True, exist_ok=True)
+        if self._uncached:
+            raise sqlite3.OperationalError("cache busy: this run is uncached")
         try:
             conn = self._connect()
         except sqlite3.DatabaseError as e:
-            self._rebuild(f"unusable cache database ({e})")
+            self._failed(e, "unusable cache database")
+            if self._uncached:
+                raise
             conn = self._connect()
         self._conn = conn
         return conn
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s)
         try:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
             row = conn.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
@@ -130,7 +167,7 @@ class FormulaCache:
             row = conn.execute("SELECT version, checksum, payload FROM entries WHERE key=? AND kind=?",
                                (key, kind)).fetchone()
         except sqlite3.DatabaseError as e:
-            self._rebuild(f"unreadable ({e})")
+            self._failed(e, "unreadable")
             self.stats.misses += 1
             return None
         if row is None:
@@ -153,7 +190,7 @@ class FormulaCache:
             conn.execute("DELETE FROM entries WHERE key=? AND kind=?", (key, kind))
             conn.commit()
         except sqlite3.DatabaseError as e:
-            self._rebuild(f"unwritable ({e})")
+            self._failed(e, "unwritable")
 
     def _put_raw(self, key: str, kind: str, payload: bytes) -> None:
         try:
@@ -162,7 +199,7 @@ class FormulaCache:
                          (key, kind, _version(), _digest(payload), payload, time.time()))
             conn.commit()
         except sqlite3.DatabaseError as e:
-            self._rebuild(f"unwritable ({e})")
+            self._failed(e, "unwritable")
             return
         self.stats.puts += 1
 

@@ -37,6 +37,8 @@ def parse_values(text: str, what: str) -> np.ndarray:
             if len(parts) not in (2, 3):
                 raise ValueError
             lo, hi = int(parts[0]), int(parts[1])
+            if max(abs(lo), abs(hi)) >= 2**63:
+                raise SpecError(f"{what}: {text!r}: bounds outside the 64-bit integer range")
             step = parts[2].strip() if len(parts) == 3 else "1"
             if step.startswith("*"):
                 f = int(step[1:])
@@ -52,10 +54,12 @@ def parse_values(text: str, what: str) -> np.ndarray:
                 s = int(step)
                 if s < 1:
                     raise SpecError(f"{what}: {text!r}: step must be at least 1")
+                if (hi - lo) // s + 1 > MAX_POINTS:  # refused before anything is allocated
+                    raise SpecError(f"{what}: {text!r}: more than {MAX_POINTS:,} values")
                 out = np.arange(lo, hi + 1, s, dtype=np.int64)
         else:
             out = np.asarray([int(x) for x in text.split(",") if x.strip()], dtype=np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise SpecError(f"{what}: {text!r} is not START:STOP[:STEP|:*FACTOR] or a list of integers") from None
     if out.size == 0:
         raise SpecError(f"{what}: {text!r} is an empty range")

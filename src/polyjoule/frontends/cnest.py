@@ -29,6 +29,7 @@ from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
 from polyjoule.frontends.localize import check_uniform, localize
+from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
@@ -52,6 +53,8 @@ def _strip(text: str) -> str:
 
 
 def _parse(text: str, filename: str) -> c_ast.FileAST:
+    bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    check_expression(bare, filename)  # before pycparser and our recursive walkers
     def attempt(src: str) -> tuple[c_ast.FileAST | None, str | None]:
         parser = c_parser.CParser()
         try:
@@ -102,13 +105,15 @@ class _Ctx:
     declared_scalars: set[str] = field(default_factory=set)
 
 
-def _array_ref(node: c_ast.ArrayRef) -> tuple[str, list[Any]]:
+def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
+    """Array name and subscripts of ``A[i][j]``; ``where`` (file:line:col) names errors."""
     subs: list[Any] = []
     while isinstance(node, c_ast.ArrayRef):
         subs.insert(0, node.subscript)
         node = node.name
     if not isinstance(node, c_ast.ID):
-        raise SpecError(f"unsupported array expression {_GEN.visit(node)!r}")
+        at = f"{where}: " if where else ""
+        raise SpecError(f"{at}unsupported array expression {_GEN.visit(node)!r}")
     return node.name, subs
 
 
@@ -129,7 +134,7 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
         arr = next(n for _, n in _walk(node) if isinstance(n, c_ast.ArrayRef))
         raise NotAffineError(
             f"{where}: {what} {_GEN.visit(node)!r} depends on data (reads "
-            f"{_array_ref(arr)[0]}): only affine expressions in parameters and loop indices"
+            f"{_array_ref(arr, where)[0]}): only affine expressions in parameters and loop indices"
         )
     if any(isinstance(n, c_ast.FuncCall) for _, n in _walk(node)):
         raise NotAffineError(f"{where}: {what} {_GEN.visit(node)!r} calls a function: not affine")
@@ -208,8 +213,8 @@ class _ExprConv:
         self.reads: list[Access] = []
 
     def access(self, node: c_ast.ArrayRef) -> Access:
-        name, subs = _array_ref(node)
         w = _where(node, self.ctx.filename)
+        name, subs = _array_ref(node, w)
         self.ctx.arrays.add(name)
         idx = tuple(_affine(s, self.ctx, self.loops, f"subscript of {name}", w) for s in subs)
         return Access(name, idx, w)

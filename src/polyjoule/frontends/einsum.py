@@ -16,6 +16,7 @@ over the ranks missing from the result, starting from zero).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -24,9 +25,12 @@ import numpy as np
 
 from polyjoule.errors import SpecError, UnknownNameError
 from polyjoule.frontends.localize import localize
+from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.nest import workload_names, workload_nest
 from polyjoule.model.pra import Kernel, Reference
 from polyjoule.model.workload import POINTWISE, Tensor, Workload
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _tensor(node: Any, text: str) -> Tensor:
@@ -40,11 +44,16 @@ def _tensor(node: Any, text: str) -> Tensor:
             raise SpecError(f"einsum {text!r}: {ast.unparse(node)}: subscripts must be rank "
                             f"names, {ast.unparse(it)!r} is not")
         ranks.append(it.id)
+    for name in (node.value.id, *ranks):
+        if not _NAME.fullmatch(name):
+            raise SpecError(f"einsum {text!r}: {name!r} is not an ASCII name "
+                            "(letters, digits, '_')")
     return Tensor(node.value.id, tuple(ranks))
 
 
 def _statement(text: str) -> ast.Assign | ast.AugAssign:
     """The one assignment ``C[..] (+)= ...`` of the text."""
+    check_expression(text, f"einsum {text[:40]!r}")
     try:
         tree = ast.parse(text.strip(), mode="exec")
     except SyntaxError as e:

@@ -32,10 +32,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_dump import transport_text
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.frontends.specfile import check_expression, read_yaml, validation_error
 from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
 from polyjoule.model.expr import parse_expr
-from polyjoule.model.pra import PRA, Dim, Kernel, Statement, TensorDecl, check_one_writer
+from polyjoule.model.pra import (
+    PRA,
+    Dim,
+    Kernel,
+    Statement,
+    TensorDecl,
+    check_datasets,
+    check_one_writer,
+    check_semantics,
+)
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
 Scalar = int | str
@@ -185,8 +194,25 @@ def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
                      text=f"{s.var}[i] = {s.compute}")
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_names(spec: PRASpec, where: str) -> None:
+    """Every declared name an ASCII identifier (isl and the code generators read them)."""
+    named = [(f"params.{p}", p) for p in spec.params]
+    named += [(f"dims[{k}].name", d.name) for k, d in enumerate(spec.dims)]
+    named += [(f"tensors.{t}", t) for t in spec.tensors]
+    named += [(f"scalars.{c}", c) for c in spec.scalars]
+    named += [(f"statements[{k}].var", s.var) for k, s in enumerate(spec.statements)]
+    for field, name in named:
+        if not _NAME.fullmatch(name):
+            raise SpecError(f"{where}: {field}: {name!r} is not an ASCII name "
+                            "(letters, digits, '_')")
+
+
 def build_pra(spec: PRASpec, where: str) -> PRA:
     """Turn a validated spec into a :class:`PRA`, checking names and dependences."""
+    _check_names(spec, where)
     params = tuple(spec.params)
     dims = _dims(spec, where)
     tensors = []
@@ -199,20 +225,34 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
         raise SpecError(f"{where}: statements: repeated id")
-    return check_one_writer(PRA(spec.name, params, tuple(spec.params.items()), dims,
-                                tuple(tensors), tuple(spec.scalars.items()), statements,
-                                spec.dtype), where)
+    pra = PRA(spec.name, params, tuple(spec.params.items()), dims, tuple(tensors),
+              tuple(spec.scalars.items()), statements, spec.dtype)
+    return check_semantics(check_one_writer(pra, where), where)
+
+
+def _check_strings(data: Any, where: str, field: str = "") -> None:
+    """Every expression of the file within the parser's limits (before any parser sees it)."""
+    if isinstance(data, str):
+        check_expression(data, f"{where}: {field}")
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            if k != "description":
+                _check_strings(v, where, f"{field}.{k}" if field else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            _check_strings(v, where, f"{field}[{i}]")
 
 
 def load_kernel_data(data: Any, where: str) -> Kernel:
     """Validate parsed YAML data as a kernel (phases) or a single PRA."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: expected a mapping at the top level")
+    _check_strings(data, where)
     try:
         if "phases" in data:
             ks = KernelSpec.model_validate(data)
             phases = tuple(build_pra(p, f"{where}: phases[{i}]") for i, p in enumerate(ks.phases))
-            return Kernel(ks.name, phases, ks.description, ks.datasets)
+            return check_datasets(Kernel(ks.name, phases, ks.description, ks.datasets), where)
         ps = PRASpec.model_validate(data)
     except ValidationError as e:
         raise validation_error(e, where) from None

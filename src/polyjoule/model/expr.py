@@ -19,6 +19,7 @@ from polyjoule.errors import SpecError
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max"}
+OPS = frozenset(_BINOPS.values()) | frozenset(_CALLS.values())  # names --op-latency accepts
 
 
 @dataclass(frozen=True)

@@ -203,3 +203,93 @@ def check_one_writer(pra: PRA, where: str) -> PRA:
                     f"{where}: statements[{ka}] ({a.id}) and statements[{kb}] ({b.id}) both "
                     f"write {a.var!r} at the same points; give them disjoint 'when' conditions")
     return pra
+
+
+def _mins(pra: PRA) -> tuple[str, ...]:
+    return tuple(f"{p} >= {lo}" for p, lo in pra.param_min)
+
+
+def _check_dims(pra: PRA, where: str) -> None:
+    """A dim bounded by parameters alone is non-empty for every legal parameter value."""
+    from polyjoule.analysis import _isl
+
+    params = tuple(pra.params)
+    for k, d in enumerate(pra.dims):
+        if not (d.lower.names() | d.upper.names()) <= set(params):
+            continue  # bounds over outer dims: a triangle may be empty on some rows
+        if not _isl.is_empty(params, (), _mins(pra) + (f"{d.lower.isl()} > {d.upper.isl()}",)):
+            raise SpecError(f"{where}: dims[{k}] ({d.name}): lower {d.lower} exceeds upper "
+                            f"{d.upper} for some legal parameter values (an empty dim)")
+
+
+def _check_tensors(pra: PRA, where: str) -> None:
+    """Every extent of every tensor is at least 1 for every legal parameter value."""
+    from polyjoule.analysis import _isl
+
+    for t in pra.tensors:
+        for k, e in enumerate(t.shape):
+            if not _isl.is_empty(tuple(pra.params), (), _mins(pra) + (f"{e.isl()} <= 0",)):
+                raise SpecError(f"{where}: tensors.{t.name}.shape[{k}]: {e} is not positive "
+                                "for every legal parameter value")
+
+
+def _check_subscripts(pra: PRA, k: int, s: Statement, where: str) -> None:
+    """An input/output subscript has the tensor's rank and stays inside its shape."""
+    from polyjoule.analysis import _isl
+
+    w = f"{where}: statements[{k}] ({s.id}).{s.kind}"
+    t = pra.tensor(str(s.tensor))
+    if len(s.index) != len(t.shape):
+        raise SpecError(f"{w}: {t.name} has rank {len(t.shape)}, the subscript "
+                        f"{len(s.index)} entries")
+    space = tuple(c.isl() for c in pra.statement_space(s)) + _mins(pra)
+    for idx, ext in zip(s.index, t.shape, strict=True):
+        for bad, said in ((f"{idx.isl()} < 0", f"{idx} < 0"),
+                          (f"{idx.isl()} >= {ext.isl()}", f"{idx} >= {ext}")):
+            if not _isl.is_empty(tuple(pra.params), pra.dim_names, space + (bad,)):
+                raise SpecError(f"{w}: subscript {idx} leaves {t.name}'s shape "
+                                f"[{', '.join(str(e) for e in t.shape)}] (it reaches {said})")
+
+
+def _check_sources(pra: PRA, k: int, s: Statement, where: str) -> None:
+    """A transport's source ``i - dep`` lies where some statement writes the variable."""
+    from polyjoule.analysis import _isl
+
+    assert s.dep is not None and s.source is not None
+    space = tuple(c.isl() for c in pra.statement_space(s)) + _mins(pra)
+    target = tuple(tuple(c.isl() for c in pra.statement_space(w)) + _mins(pra)
+                   for w in pra.statements if w.kind != "output" and w.var == s.source)
+    if not _isl.shifted_within(tuple(pra.params), pra.dim_names, space, s.dep, target):
+        raise SpecError(f"{where}: statements[{k}] ({s.id}).dep: {list(s.dep)} reads "
+                        f"{s.source!r} outside the points where it is written (outside the "
+                        "domain or the writers' conditions); guard it with 'when'")
+
+
+def check_semantics(pra: PRA, where: str) -> PRA:
+    """Refuse a PRA that parses but means nothing: empty dims, non-positive shapes,
+    subscripts of the wrong rank or past a shape, dependences reaching unwritten points."""
+    _check_dims(pra, where)
+    _check_tensors(pra, where)
+    for k, s in enumerate(pra.statements):
+        if s.kind in ("input", "output"):
+            _check_subscripts(pra, k, s, where)
+        elif s.kind == "transport":
+            _check_sources(pra, k, s, where)
+    return pra
+
+
+def check_datasets(kernel: Kernel, where: str) -> Kernel:
+    """Every dataset names only the kernel's parameters, each at least its minimum."""
+    mins: dict[str, int] = {}
+    for ph in kernel.phases:
+        for p, lo in ph.param_min:
+            mins[p] = max(lo, mins.get(p, lo))
+    for name, values in kernel.datasets.items():
+        for p, v in values.items():
+            if p not in mins:
+                raise SpecError(f"{where}: datasets.{name}.{p}: not a parameter of "
+                                f"{kernel.name} ({', '.join(kernel.params)})")
+            if v < mins[p]:
+                raise SpecError(f"{where}: datasets.{name}.{p}: {v} is below its minimum "
+                                f"{mins[p]}")
+    return kernel

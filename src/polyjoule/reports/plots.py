@@ -12,14 +12,17 @@ Input is a column table (``SweepResult.columns``, or a sweep's CSV/JSON via :fun
 from __future__ import annotations
 
 import csv
+import io
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import InputLimitError, SpecError
+from polyjoule.frontends.specfile import read_text
 from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -33,35 +36,69 @@ def load(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
         raise SpecError(f"{p}: no such sweep file")
+    text = read_text(p)
     try:
         if p.suffix.lower() == ".json":
-            data = json.loads(p.read_text())
+            data = json.loads(text)
             rows = data["points"]
             meta = {k: v for k, v in data.items() if k != "points"}
         else:
-            with p.open(newline="") as fh:
-                rows = list(csv.DictReader(fh))
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
             meta = {}
     except (ValueError, KeyError, TypeError, csv.Error) as e:
         raise SpecError(f"{p}: not a polyjoule sweep output ({e})") from None
-    if not rows:
-        raise SpecError(f"{p}: the sweep has no design points")
+    except RecursionError:
+        raise InputLimitError(f"{p}: nested too deeply for a sweep output") from None
+    return _columns(_rows(rows, p), p), meta
+
+
+def _rows(rows: Any, p: Path) -> list[dict[str, Any]]:
+    """The design points: a non-empty list of records, every one with the same columns."""
+    if not isinstance(rows, list) or not rows:
+        raise SpecError(f"{p}: points: not a non-empty list of design points")
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict) or None in r or None in r.values():
+            raise SpecError(f"{p}: points[{n}]: not a record of the sweep's columns")
+        if list(r) != list(rows[0]):
+            raise SpecError(f"{p}: points[{n}]: columns differ from points[0] (a ragged row)")
+    for need in ("energy_pj", "latency_cycles", "array"):
+        if need not in rows[0]:
+            raise SpecError(f"{p}: not a polyjoule sweep output (no column {need!r})")
+    return rows
+
+
+def _number(v: Any, where: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float | str):
+        raise SpecError(f"{where}: {v!r} is not a number")
+    try:
+        x = float(v)
+    except (ValueError, OverflowError):
+        raise SpecError(f"{where}: {v!r} is not a number") from None
+    if not math.isfinite(x):
+        raise SpecError(f"{where}: {v!r} is not a finite number")
+    return x
+
+
+def _columns(rows: list[dict[str, Any]], p: Path) -> dict[str, np.ndarray]:
+    """Columns by kind: text, Pareto flags, numbers (energy and latency finite, >= 0)."""
     cols: dict[str, np.ndarray] = {}
     for k in rows[0]:
         vals = [r[k] for r in rows]
         if k in _TEXT:
-            cols[k] = np.asarray(vals, dtype=object)
+            cols[k] = np.asarray([str(v) for v in vals], dtype=object)
         elif k == "pareto":
             cols[k] = np.asarray([v in (True, "True", "true", "1", 1) for v in vals])
+        elif k in ("energy_pj", "latency_cycles"):
+            cols[k] = np.asarray([_number(v, f"{p}: points[{n}].{k}")
+                                  for n, v in enumerate(vals)])
+            if (cols[k] < 0).any():
+                raise SpecError(f"{p}: {k}: a negative value")
         else:
             try:
                 cols[k] = np.asarray([float(v) for v in vals])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 cols[k] = np.asarray(vals, dtype=object)
-    for need in ("energy_pj", "latency_cycles", "array"):
-        if need not in cols:
-            raise SpecError(f"{p}: not a polyjoule sweep output (no column {need!r})")
-    return cols, meta
+    return cols
 
 
 def _params(cols: Mapping[str, np.ndarray]) -> list[str]:

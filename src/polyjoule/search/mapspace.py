@@ -21,6 +21,9 @@ from itertools import permutations, product
 
 from polyjoule.search.nest import INTRINSIC, OUTER, MapLoop, MapNest, check_coverage
 
+MAX_SLOTS = 4  # outer loops per rank: the mapspace grows ~ (divisor tuples)^ranks x perms;
+# 16x16x16 at 5 slots already takes about a minute, at 6 it does not finish
+
 
 @dataclass(frozen=True)
 class Mapspace:

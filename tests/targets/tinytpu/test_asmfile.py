@@ -84,3 +84,45 @@ def test_unknown_suffix_and_missing_file(tmp_path):
         load_program(tmp_path / "p.bin", CFG)
     with pytest.raises(ProgramFileError, match="cannot read"):
         load_program(tmp_path / "p.tasm", CFG)
+
+
+# --- issue 14: tampered headers, flagged fields ------------------------------------------
+
+
+def _image(tmp_path):
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+
+    p = tmp_path / "g.thex"
+    assert CliRunner().invoke(app, ["tinytpu", "gen", "gemm", "8x8x8", "-o", str(p)]).exit_code == 0
+    return p
+
+
+@pytest.mark.parametrize("cmd", ["check", "run", "cycles"])
+def test_tampered_header_count_is_refused_on_load(tmp_path, cmd):
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+
+    p = _image(tmp_path)
+    lines = p.read_text().splitlines()
+    n = next(i for i, ln in enumerate(lines) if ln.endswith("# dma_ld_rows"))
+    lines[n] = f"{int(lines[n].split()[0], 16) + 1:016x}  # dma_ld_rows"
+    p.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(app, ["tinytpu", cmd, str(p)])
+    assert r.exit_code == 2 and "header dma_ld_rows" in r.stderr and "tampered" in r.stderr
+
+
+def test_disasm_flags_out_of_range_fields():
+    from polyjoule.targets.tinytpu.disasm import disassemble, flags
+    from polyjoule.targets.tinytpu.isa import Instr, Op
+    from polyjoule.targets.tinytpu.params import Config
+
+    cfg = Config()
+    good = Instr(Op.MM, (0, 0, 0, 0), 4)
+    bad = Instr(Op.MM, (0, 0, 7, 0), 4)  # acc field legal values are 0 and 1
+    assert flags(good, cfg) == []
+    assert any("f2: 7" in f for f in flags(bad, cfg))
+    listing = disassemble([good, bad], cfg=cfg)
+    assert listing.count("OUT OF RANGE") == 1 and "OUT OF RANGE" in listing.splitlines()[1]

@@ -35,10 +35,13 @@ def _torch() -> Any:
 def read_file(path: str | Path) -> Any:
     """Parse a TOSA MLIR file into an ``ir.Module``."""
     p = Path(path)
+    from polyjoule.errors import SpecError
+    from polyjoule.frontends.specfile import read_text
+
     try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise MlirParseError(f"{p}: cannot read: {e.strerror or e}") from None
+        text = read_text(p)
+    except SpecError as e:
+        raise MlirParseError(str(e)) from None
     return parse(text, str(p))
 
 

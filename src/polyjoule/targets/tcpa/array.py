@@ -195,8 +195,8 @@ def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
         raise SpecError(f"{what}: {text!r} is not ROWSxCOLS") from None
     if len(dims) == 1:
         dims = [1, dims[0]]
-    if len(dims) != 2 or min(dims) < 1:
-        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS with positive sizes")
+    if len(dims) != 2 or min(dims) < 1 or max(dims) > 2**20:
+        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS with sizes in 1..2**20")
     return dims[0], dims[1]
 
 

@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.frontends.specfile import check_version, read_yaml, validation_error
 from polyjoule.targets.tcpa.locations import CLASSES
 
 
@@ -39,6 +39,10 @@ class _Table(BaseModel):
     access_pj: dict[str, _Entry | float] = {}
     access_pj_by_bits: dict[str, dict[int, _Entry | float]] = {}
     op_pj: dict[str, dict[str, _Entry | float]] = {}
+
+
+MAX_PJ = 1e9  # one access or operation above a millijoule is a unit mistake, not a design
+
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,20 @@ class EnergyTable:
         except KeyError:
             raise SpecError(f"energy table {self.name!r}: no energy for op {op!r} on {dtype}") from None
 
+    def _known_op(self, dtype: str, op: str, where: str) -> None:
+        """A user table overrides known entries only: a typo is an error, not a no-op."""
+        from polyjoule.model.expr import OPS
+
+        if dtype not in self.op_pj:
+            raise UnknownNameError(f"{where}: op_pj.{dtype}: unknown dtype (known: "
+                                   f"{', '.join(self.op_pj)})")
+        if op not in OPS | set(self.op_pj[dtype]):
+            raise UnknownNameError(f"{where}: op_pj.{dtype}.{op}: unknown operation (known: "
+                                   f"{', '.join(sorted(OPS | set(self.op_pj[dtype])))})")
+
     def merged(self, data: Any, where: str) -> EnergyTable:
         """This table with the values of ``data`` (a parsed user file) overriding."""
+        check_version(data, where)
         try:
             t = _Table.model_validate(data)
         except ValidationError as e:
@@ -88,6 +104,8 @@ class EnergyTable:
                 sources[f"access.{k}.{bits}b"] = _source(e, where)
         for dt, entries in t.op_pj.items():
             for op, e in entries.items():
+                if where != "<default>":
+                    self._known_op(dt, op, where)
                 ops.setdefault(dt, {})[op] = _value(e, f"{where}: op_pj.{dt}.{op}")
                 sources[f"op.{dt}.{op}"] = _source(e, where)
         name = t.name if where == "<default>" else f"{self.name} + {Path(where).name}"
@@ -99,8 +117,8 @@ def _value(e: _Entry | float, at: str, cls: str | None = None) -> float:
     if cls is not None and cls not in CLASSES:
         raise SpecError(f"{at}: unknown location class (known: {', '.join(CLASSES)})")
     v = e.value if isinstance(e, _Entry) else float(e)
-    if not math.isfinite(v) or v < 0:
-        raise SpecError(f"{at}: energy {v} is not a finite value >= 0")
+    if not math.isfinite(v) or not 0 <= v <= MAX_PJ:
+        raise SpecError(f"{at}: energy {v} pJ is not a finite value in 0..{MAX_PJ:g}")
     return v
 
 

@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from polyjoule.errors import EncodingError, ProgramFileError
+from polyjoule.errors import EncodingError, ProgramFileError, SpecError
+from polyjoule.frontends.specfile import read_text
 from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tinytpu.assembler import assemble
 from polyjoule.targets.tinytpu.disasm import disassemble
@@ -66,8 +67,13 @@ def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
     return program
 
 
-def parse_thex(text: str, cfg: Config, name: str = "<thex>") -> list[Instr]:
-    """Instructions of an imem image; the header's n_instr says how many words must follow."""
+def parse_thex(text: str, cfg: Config, name: str = "<thex>",
+               check_header: bool = True) -> list[Instr]:
+    """Instructions of an imem image; the header's n_instr says how many words must follow.
+
+    ``check_header`` recomputes the header's counts and refuses a mismatch; the judge turns
+    it off because it grades the header itself (a protocol verdict, not a reading error).
+    """
     words = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -94,14 +100,39 @@ def parse_thex(text: str, cfg: Config, name: str = "<thex>") -> list[Instr]:
             program.append(decode(words[NHDR + 2 * pc], words[NHDR + 2 * pc + 1], cfg))
         except EncodingError as e:
             raise ProgramFileError(f"{name}: instruction {pc}: {e}") from None
+    if check_header:
+        _check_header(words[:NHDR], program, cfg, name)
     return program
+
+
+HEADER_WORDS = ("n_instr", "dma_ld_rows", "spm_rows", "vru_words", "mm_count|mm_rows<<16",
+                "accu_iterations", "dma_st_rows", "a_span|b_span<<16")
+
+
+def _check_header(words: Sequence[int], program: Sequence[Instr], cfg: Config,
+                  name: str) -> None:
+    """The header's counts recomputed from the instructions: a tampered count is refused.
+
+    A program the expansion refuses (a loop the checker rejects) keeps its header
+    unchecked here; ``check`` reports that program with its own rule.
+    """
+    from polyjoule.errors import AssemblyError, PolyjouleError
+    from polyjoule.targets.tinytpu.assembler import header
+
+    try:
+        want = header(program, cfg).words()
+    except (PolyjouleError, AssemblyError):
+        return
+    for field, got, exp in zip(HEADER_WORDS, words, want, strict=True):
+        if got != exp:
+            raise ProgramFileError(f"{name}: header {field}: {got:#x} in the file, the "
+                                   f"instructions give {exp:#x} (a tampered image)")
 
 
 def format_thex(words: Sequence[int], cfg: Config) -> str:
     """One word per line, zero-padded hex; header words are commented."""
     digits = (cfg.AGU_WORD_BITS + 3) // 4
-    names = ("n_instr", "dma_ld_rows", "spm_rows", "vru_words", "mm_count|mm_rows<<16",
-             "accu_iterations", "dma_st_rows", "a_span|b_span<<16")
+    names = HEADER_WORDS
     lines = []
     for i, w in enumerate(words):
         note = f"  # {names[i]}" if i < NHDR else (f"  # pc {(i - NHDR) // 2}"
@@ -110,20 +141,18 @@ def format_thex(words: Sequence[int], cfg: Config) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_program(path: str | Path, cfg: Config) -> list[Instr]:
+def load_program(path: str | Path, cfg: Config, check_header: bool = True) -> list[Instr]:
     """Read a ``.tasm`` or ``.thex`` file."""
     path = Path(path)
     if path.suffix not in SUFFIXES:
         raise ProgramFileError(f"{path}: suffix {path.suffix!r} is not one of "
                                f"{', '.join(SUFFIXES)}")
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise ProgramFileError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ProgramFileError(f"{path}: not a text file (.tasm or .thex)") from None
+        text = read_text(path)
+    except SpecError as e:
+        raise ProgramFileError(f"{e} (.tasm or .thex)") from None
     if path.suffix == ".thex":
-        return parse_thex(text, cfg, str(path))
+        return parse_thex(text, cfg, str(path), check_header)
     return parse_tasm(text, str(path))
 
 

@@ -14,7 +14,6 @@ import re
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
 
 from polyjoule.errors import BuildFileError, BuildMismatchError, SpecError
@@ -77,10 +76,13 @@ def shipped() -> list[str]:
 
 def parse_build(text: str, where: str) -> Build:
     """A build from YAML text; errors name ``where`` and the field."""
+    from polyjoule.errors import SpecError
+    from polyjoule.frontends.specfile import load_yaml
+
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise BuildFileError(f"{where}: not YAML: {str(e).splitlines()[0]}") from None
+        doc = load_yaml(text, where)
+    except SpecError as e:
+        raise BuildFileError(str(e)) from None
     if not isinstance(doc, dict):
         raise BuildFileError(f"{where}: a build file is a mapping of parameter: value")
     try:
@@ -112,10 +114,13 @@ def load(name_or_path: str | Path | None = None) -> Build:
     if not path.suffix and not path.exists():
         raise BuildFileError(f"--machine: {text_name!r} is neither a shipped build "
                              f"({', '.join(shipped())}) nor a file")
+    from polyjoule.errors import SpecError
+    from polyjoule.frontends.specfile import read_text
+
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise BuildFileError(f"{path}: cannot read: {e.strerror}") from None
+        text = read_text(path)
+    except SpecError as e:
+        raise BuildFileError(str(e)) from None
     return parse_build(text, str(path))
 
 

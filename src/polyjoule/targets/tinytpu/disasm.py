@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polyjoule.targets.tinytpu.isa import OPCODES, Instr, Op, Term
+from polyjoule.errors import EncodingError
+from polyjoule.targets.tinytpu.isa import OPCODES, Instr, Op, Term, encode
+from polyjoule.targets.tinytpu.params import Config
 
 
 def term_text(t: Term) -> str:
@@ -34,8 +36,27 @@ def instr_text(ins: Instr) -> str:
     return text
 
 
-def disassemble(program: Sequence[Instr], pcs: bool = True) -> str:
-    """A listing with pc labels; each open loop indents its body by two spaces."""
+def flags(ins: Instr, cfg: Config) -> list[str]:
+    """Why ``ins`` is out of range on ``cfg``: an unknown opcode, a field past its encoding
+    or its legal values, a term on no field or an absent loop level (empty: none)."""
+    spec = OPCODES.get(ins.op)  # type: ignore[call-overload]
+    out = [] if spec is not None else [f"op: unknown opcode {int(ins.op)}"]
+    try:
+        encode(ins, cfg)
+    except EncodingError as e:
+        out.append(str(e))
+    for i, (legal, rule) in (spec.legal.items() if spec is not None else ()):
+        if ins.f[i] not in legal:
+            out.append(f"f{i}: {ins.f[i]} not one of {list(legal)} ({rule})")
+    return out
+
+
+def disassemble(program: Sequence[Instr], pcs: bool = True, cfg: Config | None = None) -> str:
+    """A listing with pc labels; each open loop indents its body by two spaces.
+
+    With ``cfg``, an instruction out of range on that build is flagged by a trailing
+    ``# OUT OF RANGE: ...`` comment (the listing stays valid ``.tasm``).
+    """
     lines = []
     depth = 0
     width = len(str(max(len(program) - 1, 0)))
@@ -43,7 +64,9 @@ def disassemble(program: Sequence[Instr], pcs: bool = True) -> str:
         if ins.op == Op.ENDLOOP:
             depth = max(depth - 1, 0)
         label = f"{pc:>{width}}: " if pcs else ""
-        lines.append(f"{label}{'  ' * depth}{instr_text(ins)}")
+        bad = flags(ins, cfg) if cfg is not None else []
+        note = f"  # OUT OF RANGE: {'; '.join(bad)}" if bad else ""
+        lines.append(f"{label}{'  ' * depth}{instr_text(ins)}{note}")
         if ins.op == Op.LOOP:
             depth += 1
     return "\n".join(lines) + ("\n" if lines else "")

@@ -177,10 +177,15 @@ def parse_spec(doc: object, where: str) -> WorkloadSpec:
 def load_spec(path: str | Path) -> WorkloadSpec:
     """Read a spec JSON file."""
     path = Path(path)
+    from polyjoule.errors import SpecError
+    from polyjoule.frontends.specfile import read_text
+
     try:
-        doc = json.loads(path.read_text())
-    except OSError as e:
-        raise WorkloadSpecError(f"{path}: cannot read: {e.strerror}") from None
+        doc = json.loads(read_text(path))
+    except SpecError as e:
+        raise WorkloadSpecError(str(e)) from None
+    except RecursionError:
+        raise WorkloadSpecError(f"{path}: nested too deeply") from None
     except json.JSONDecodeError as e:
         raise WorkloadSpecError(f"{path}: not JSON: {e.msg} at line {e.lineno}") from None
     return parse_spec(doc, str(path))
