@@ -10,6 +10,18 @@ _B = Tensor("B", ("K", "N"))
 _B2 = Tensor("B2", ("K", "N"))
 _C = Tensor("C", ("M", "N"))
 _GEMM = dict(ranks=("M", "K", "N"), reduce=("K",), result=_C)
+#: the corpus classes the TinyTPU mapper reduces to a GEMM (targets/tinytpu/specmap.py):
+#: a batch rank B; relu of X as X's T-column blocks (C) against an identity I(J, N);
+#: a row sum as X against a ones column (N = 1)
+_BMM = dict(ranks=("B", "M", "K", "N"), reduce=("K",), result=Tensor("Y", ("B", "M", "N")),
+            operands=(Tensor("X", ("B", "M", "K")), Tensor("W", ("B", "K", "N"))),
+            contractions=(("X", "W"),))
+_RELU = dict(ranks=("M", "C", "J", "N"), reduce=("J",), result=Tensor("Y", ("M", "C", "N")),
+             operands=(Tensor("X", ("M", "C", "J")), Tensor("I", ("J", "N"))),
+             contractions=(("X", "I"),), epilogue=("relu",))
+_ROWSUM = dict(ranks=("M", "K", "N"), reduce=("K",), result=Tensor("y", ("M", "N")),
+               operands=(Tensor("X", ("M", "K")), Tensor("ones", ("K", "N"))),
+               contractions=(("X", "ones"),))
 
 _SPECS: dict[str, Workload] = {
     w.name: w for w in (
@@ -20,6 +32,9 @@ _SPECS: dict[str, Workload] = {
                  contractions=(("A", "B"), ("A", "B2")), **_GEMM),
         Workload("gemm.sum.relu", operands=(_A, _B, _B2),
                  contractions=(("A", "B"), ("A", "B2")), epilogue=("relu",), **_GEMM),
+        Workload("bmm", **_BMM),
+        Workload("relu", **_RELU),
+        Workload("rowsum", **_ROWSUM),
     )
 }
 
