@@ -163,7 +163,7 @@ def _terms(v: Any, foreign: Callable[[Any], bool], visited: list[Any]) -> list[A
     if m.error is not None:
         raise m.error
     if op.name != "tosa.add":
-        what = "a constant (a bias has no mapping)" if op.name == "tosa.const" else \
+        what = "a constant (not a bias broadcast along the rows)" if op.name == "tosa.const" else \
             f"{op.name} ({m.tag})"
         raise NoMatchError(f"a term of the sum, {v.get_name()}, is {what}, not a matmul")
     visited.append(op)
