@@ -1,6 +1,8 @@
 """Layers larger than MAXDIM: host blocks run as a sequence of programs, K folded into the
 images; each block's program on the reference model, the assembled C against numpy."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -70,7 +72,11 @@ def test_a_block_splitting_k_is_refused_and_misfits_say_why():
     assert "MAXDIM" in blocked.Block(16, 32, 8).misfit(SMALL)  # 2 folds of 16 A rows
 
 
-def test_cli_map_32_cubed_on_the_default_build():
+def test_cli_map_32_cubed_blocked_on_the_default_build_one_program_on_the_maxdim64_file():
     r = CliRunner().invoke(app, ["map", "gemm", "32x32x32"])
     assert r.exit_code == 0, r.output
-    assert "chosen: M4>N4" in r.output and "modelled" in r.output
+    assert "chosen: M4>N4" in r.output and "modelled" in r.output  # verified vs numpy
+    build = Path(builds.__file__).parents[2] / "library" / "data" / "builds" / "maxdim64.yaml"
+    r = CliRunner().invoke(app, ["map", "--machine", str(build), "gemm", "32x32x32"])
+    assert r.exit_code == 0, r.output
+    assert "chosen: N8>K8" in r.output
