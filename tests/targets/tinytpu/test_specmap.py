@@ -76,6 +76,10 @@ def test_pointwise_relu_through_the_identity_constant():
     m, C = _run("relu_16x16", A, B)
     assert m.workload == "relu"
     assert np.array_equal(C[:16, :16], np.maximum(A[:16, :16], 0))
+    # the registry's relu: X's T-column blocks against the identity, the same bytes
+    X = A[:16, :16].astype(np.int64).reshape(16, 4, 4)
+    y = workloads.get("relu").evaluate({"X": X, "I": np.eye(4, dtype=np.int64)})
+    assert np.array_equal(C[:16, :16], _sat(y.reshape(16, 16)))
 
 
 def test_row_reduce_through_the_ones_column():
@@ -85,6 +89,8 @@ def test_row_reduce_through_the_ones_column():
     B[:16, 0] = 1
     m, C = _run("row_reduce_16x16", A, B)
     assert m.workload == "rowsum"
+    y = workloads.get("rowsum").evaluate({"X": A[:16, :16], "ones": B[:16, :1]})
+    assert np.array_equal(C[:16, :1], _sat(y))
     assert np.array_equal(C[:16, 0], _sat(A[:16, :16].astype(np.int64).sum(axis=1)))
     assert (C[:, 4:] == 77).all()  # written only in the output's column block
 
