@@ -14,15 +14,15 @@ _GEMM = dict(ranks=("M", "K", "N"), reduce=("K",), result=_C)
 #: the bias in row 0 of BIAS (frontends/tosa/builder.py)
 _BIAS = (Tensor("ONES", ("M", "K")), Tensor("BIAS", ("K", "N")))
 #: the corpus classes the TinyTPU mapper reduces to a GEMM (targets/tinytpu/specmap.py):
-#: a batch rank B; relu of X as X's T-column blocks (C) against an identity I(J, N);
-#: a row sum as X against a ones column (N = 1)
-_BMM = dict(ranks=("B", "M", "K", "N"), reduce=("K",), result=Tensor("Y", ("B", "M", "N")),
+#: a batch rank B; relu of X as X's T-column blocks (rank B) against an identity I(J, N);
+#: a row sum as X against a ones column (N = 1). Results are C, as in every einsum text.
+_BMM = dict(ranks=("B", "M", "K", "N"), reduce=("K",), result=Tensor("C", ("B", "M", "N")),
             operands=(Tensor("X", ("B", "M", "K")), Tensor("W", ("B", "K", "N"))),
             contractions=(("X", "W"),))
-_RELU = dict(ranks=("M", "C", "J", "N"), reduce=("J",), result=Tensor("Y", ("M", "C", "N")),
-             operands=(Tensor("X", ("M", "C", "J")), Tensor("I", ("J", "N"))),
+_RELU = dict(ranks=("M", "B", "J", "N"), reduce=("J",), result=Tensor("C", ("M", "B", "N")),
+             operands=(Tensor("X", ("M", "B", "J")), Tensor("I", ("J", "N"))),
              contractions=(("X", "I"),), epilogue=("relu",))
-_ROWSUM = dict(ranks=("M", "K", "N"), reduce=("K",), result=Tensor("y", ("M", "N")),
+_ROWSUM = dict(ranks=("M", "K", "N"), reduce=("K",), result=_C,
                operands=(Tensor("X", ("M", "K")), Tensor("ones", ("K", "N"))),
                contractions=(("X", "ones"),))
 
