@@ -65,7 +65,7 @@ def test_list():
     (("gemm", "8x6x8"), "not a multiple of any tinytpu-isa intrinsic (K=6"),
     (("gemm", "M=8,X=8,N=8"), "gemm has no rank 'X'"),
     (("gemm", "8xfoox8"), "is not an integer"),
-    (("gemm", "32x32x32"), "every nest was refused"),
+    (("gemm.sum", "32x32x32"), "every nest was refused"),  # gemm: host blocks
     (("gemm", "8x8x8", "--relieve", "speed"), "not a constraint tinytpu-isa can relieve"),
     (("gemm", "8x8x8", "--target", "gpu"), "unknown target 'gpu'"),
     (("gemm", "8x8x8", "--top", "-1"), "--top: -1 < 0"),

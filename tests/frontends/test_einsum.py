@@ -69,7 +69,7 @@ for (m = 0; m < M; m++)
 def test_registered_workloads_compute_their_einsum(name: str) -> None:
     w = workloads.get(name)
     k = einsum_kernel(w)
-    ext = {"M": 5, "N": 4, "K": 6}
+    ext = {r: {"M": 5, "N": 4, "K": 6}.get(r, 3) for r in w.ranks}
     rng = np.random.default_rng(0)
     inputs = {t.name: rng.integers(-4, 5, size=t.extent(ext)) for t in w.operands}
     out = execute(k, ext, inputs)

@@ -51,7 +51,8 @@ def torch_tosa():
                              nn.Linear(16, 8, bias=False))
 
     class BiasSigmoid(nn.Module):
-        """mlp_bias-like: Linear(bias) -> sigmoid -> Linear: two refusals, one layer maps."""
+        """mlp_bias-like: Linear(bias) -> sigmoid -> Linear: the published mapper refuses
+        two layers; here the bias maps (gemm.bias, summed by vadd), the sigmoid is refused."""
 
         def __init__(self):
             super().__init__()
@@ -123,10 +124,11 @@ def test_torch_relu6_is_refused_not_relu(torch_tosa):
     assert not any(layer.mapped for layer in layers[1:])
 
 
-def test_bias_and_sigmoid_are_refused_the_plain_layer_maps(torch_tosa):
+def test_bias_maps_as_gemm_bias_the_sigmoid_is_refused(torch_tosa):
     layers = tosa.from_module(torch_tosa["bias"]).layers
-    assert [layer.mapped for layer in layers] == [False, False, True]
-    assert "bias" in str(layers[0].error) and "tosa.sigmoid" in str(layers[1].error)
+    assert [layer.mapped for layer in layers] == [True, False, True]
+    assert layers[0].recognized.workload == registry.get("gemm.bias")
+    assert "tosa.sigmoid" in str(layers[1].error)
     assert layers[2].recognized.sources["A"] == "output of layer 2"
 
 

@@ -69,8 +69,8 @@ def test_workload_registry():
     from polyjoule.errors import UnknownNameError
     from polyjoule.library import workloads as registry
 
-    assert registry.names() == ["gemm", "gemm.relu", "gemm.sum", "gemm.sum.relu"]
+    assert registry.names()[:4] == ["gemm", "gemm.relu", "gemm.sum", "gemm.sum.relu"]
     s = registry.get("gemm.sum.relu")
     assert s.contractions == (("A", "B"), ("A", "B2")) and s.epilogue == ("relu",)
-    with pytest.raises(UnknownNameError, match="gemm, gemm.relu, gemm.sum, gemm.sum.relu"):
+    with pytest.raises(UnknownNameError, match="gemm, gemm.relu, gemm.sum, gemm.sum.relu, "):
         registry.get("conv")

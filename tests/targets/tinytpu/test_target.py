@@ -80,8 +80,10 @@ def test_structural_causes_are_collected_together():
 
 def test_shape_over_maxdim_and_bad_band():
     wl = get("gemm")
-    with pytest.raises(Refused, match="shape"):
-        TGT.lower(wl, {"M": 32, "K": 4, "N": 4}, (MapLoop("M", 2), *_band(16)))
+    with pytest.raises(Refused, match="shape"):  # a two-term sum has no host blocks
+        TGT.lower(get("gemm.sum"), {"M": 32, "K": 4, "N": 4}, (MapLoop("M", 2), *_band(16)))
+    low = TGT.lower(wl, {"M": 32, "K": 4, "N": 4}, (MapLoop("M", 2), *_band(16)))
+    assert low.count == 2 and TGT.verify(wl, {"M": 32, "K": 4, "N": 4}, low)  # host blocks
     bad = (MapLoop("M", 4, INTRINSIC), MapLoop("K", 2, INTRINSIC), MapLoop("K", 2),
            MapLoop("N", 4, INTRINSIC))
     with pytest.raises(Refused) as e:

@@ -2,7 +2,7 @@
 
 Grammar (ACT ``workload_from_tosa``)::
 
-    result := pointwise-epilogue* ( matmul ( + matmul )* )
+    result := pointwise-epilogue* ( matmul ( + matmul )* ( + bias )? )
 
 matmul is a unit-batch ``tosa.matmul``; operands trace to their sources through the
 layout ops (``layout.trace``); reshapes on the result path are views and are peeled.
@@ -14,6 +14,11 @@ or ``dense_resource``), already transposed to (K, N). A layer's weight operand i
 *input* of the layer whatever its values: the workload is independent of them, so a
 constant source is accepted (recorded as such in ``sources``) and its values are never
 read. Only quantisation operands are read, and only from splat constants.
+
+Bias: a ``tosa.const`` of shape (N), (1, N) or (1, 1, N) added to the sum (``nn.Linear``'s
+default bias) is one more contraction, ``ONES (M, K) . BIAS (K, N)``: the host places a
+ones column in ONES and the bias in row 0 of BIAS, and the output's ``vadd`` sums it in
+(workload ``gemm.bias``). Two biases on one sum are refused.
 """
 
 from __future__ import annotations
@@ -82,9 +87,22 @@ def _body(func: Any) -> tuple[list[Any], Any]:
     return ops[:-1], ops[-1]
 
 
-def _name(n_terms: int, epilogue: list[str]) -> str:
+#: the sum's bias term (a broadcast constant), in the list of terms ``_terms`` returns
+BIAS = "BIAS"
+
+
+def _name(n_terms: int, epilogue: list[str], bias: bool = False) -> str:
     base = "gemm" if n_terms == 1 else "gemm.sum" if n_terms == 2 else f"gemm.sum{n_terms}"
-    return base + "".join("." + e for e in epilogue)
+    return base + (".bias" if bias else "") + "".join("." + e for e in epilogue)
+
+
+def _is_bias(v: Any, out: tuple[int, ...]) -> bool:
+    """A constant broadcast along every dimension but the last of the sum ``out``."""
+    op = producer(v)
+    if op is None or op.name != "tosa.const":
+        return False
+    s = shape(v)
+    return bool(s) and s[-1] == out[-1] and all(d == 1 for d in s[:-1])
 
 
 def _dims(value: Any, what: str) -> tuple[int, ...]:
@@ -121,7 +139,7 @@ def _epilogue(root: Any, foreign: Callable[[Any], bool],
 def _check_add(op: Any) -> None:
     out = shape(op.results[0])
     for x in op.operands:
-        if shape(x) != out:
+        if shape(x) != out and not _is_bias(x, out):
             raise ShapeError(f"tosa.add broadcasts {list(shape(x))} to {list(out)}; "
                              "only a sum of equal-shape matmuls is mapped")
 
@@ -145,11 +163,17 @@ def _terms(v: Any, foreign: Callable[[Any], bool], visited: list[Any]) -> list[A
     if m.error is not None:
         raise m.error
     if op.name != "tosa.add":
-        what = "a constant (a bias has no mapping)" if op.name == "tosa.const" else \
+        what = "a constant (not a bias broadcast along the rows)" if op.name == "tosa.const" else \
             f"{op.name} ({m.tag})"
         raise NoMatchError(f"a term of the sum, {v.get_name()}, is {what}, not a matmul")
     visited.append(op)
-    terms = _terms(op.operands[0], foreign, visited) + _terms(op.operands[1], foreign, visited)
+    terms: list[Any] = []
+    for x in op.operands:
+        if _is_bias(x, shape(op.results[0])):
+            visited.append(producer(x))
+            terms.append((BIAS, x))
+        else:
+            terms += _terms(x, foreign, visited)
     _check_add(op)
     return terms
 
@@ -216,10 +240,15 @@ def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
     visited: list[Any] = []
     v, epilogue = _epilogue(root, foreign, visited)
     terms = _terms(v, foreign, visited)
+    biases = [t[1] for t in terms if isinstance(t, tuple)]
+    if len(biases) > 1:
+        raise NoMatchError(f"{len(biases)} bias constants on one sum; one bias is mapped")
     acc = _Terms()
     for mm in terms:
-        acc.add(mm, visited)
-    assert acc.extents is not None
+        if not isinstance(mm, tuple):
+            acc.add(mm, visited)
+    if acc.extents is None:
+        raise NoMatchError("a sum of constants, no matmul")
     operands: list[Tensor] = []
     sources: dict[str, str] = {}
     dtypes: dict[str, str] = {}
@@ -228,9 +257,17 @@ def build(root: Any, foreign: Callable[[Any], bool] = lambda op: False,
         operands.append(Tensor(name, plain[::-1] if src.flipped else plain))
         sources[name] = _provenance(src, boundary) + (" (transposed)" if src.flipped else "")
         dtypes[name] = str(element_type(src.value))
+    if biases:
+        operands += [Tensor("ONES", ("M", "K")), Tensor(BIAS, ("K", "N"))]
+        acc.contractions.append(("ONES", BIAS))
+        sources["ONES"] = "host constant: a ones column (column 0), zeros elsewhere"
+        sources[BIAS] = (f"{describe(biases[0])} in row 0, zeros elsewhere (a bias, "
+                         "summed by vadd)")
+        dtypes["ONES"] = dtypes[BIAS] = str(element_type(biases[0]))
     dtypes["C"] = str(element_type(root))
-    wl = Workload(_name(len(terms), epilogue), RANKS, ("K",), tuple(operands),
-                  Tensor("C", ("M", "N")), tuple(acc.contractions), tuple(epilogue))
+    wl = Workload(_name(len(acc.contractions) - len(biases), epilogue, bool(biases)), RANKS,
+                  ("K",), tuple(operands), Tensor("C", ("M", "N")), tuple(acc.contractions),
+                  tuple(epilogue))
     return Recognized(wl, dict(zip(RANKS, acc.extents, strict=True)), dtypes, sources,
                       tuple(acc.quant), tuple(visited))
 

@@ -1,22 +1,20 @@
-"""The judge's corpus: the 22 workload specs shipped with the package, and the mapper's pick.
+"""The judge's corpus: the 22 workload specs shipped with the package.
 
-The mapper maps a spec only when it is a registered workload at its placement: a
-plain or relu GEMM ``mk,kn->mn`` with A in buffer A and B in buffer B at origin
-(0, 0), no constants. Everything else (batch ranks, pointwise and reduction specs
-with host constants) is reported as *not mapped* with the reason; shapes the
-search refuses (not a multiple of T, below AR_RAW_DIST) say which causes refused them.
+The mapper's pick for a spec is :func:`polyjoule.targets.tinytpu.specmap.map_spec`
+(re-exported here): every corpus class reduced to a searched GEMM.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from polyjoule.errors import InfeasibleMapping, UnknownNameError
-from polyjoule.targets.tinytpu.isa import Instr
+from polyjoule.errors import UnknownNameError
 from polyjoule.targets.tinytpu.params import Config
 from polyjoule.targets.tinytpu.spec import WorkloadSpec, load_spec, parse_spec
+from polyjoule.targets.tinytpu.specmap import Mapped, map_spec, reduction
+
+__all__ = ["Mapped", "gemm_shape", "load", "map_spec", "names"]
 
 
 def _data() -> resources.abc.Traversable:
@@ -41,61 +39,15 @@ def load(name_or_path: str | Path) -> WorkloadSpec:
     return load_spec(text)
 
 
-@dataclass(frozen=True)
-class Mapped:
-    """The mapper's answer for a spec: its best program, or why there is none."""
-
-    program: tuple[Instr, ...] | None
-    label: str
-    reason: str = ""
-
-
-def _workload(spec: WorkloadSpec) -> str:
-    """The registered workload a spec is, or raise ``ValueError`` with why it is not."""
-    if spec.einsum != "mk,kn->mn":
-        raise ValueError(f"einsum {spec.einsum}: only mk,kn->mn maps today (batch ranks, "
-                         "pointwise and reductions are a later step)")
-    if spec.constants:
-        raise ValueError("host constants: not a registered workload")
-    a, b = spec.inputs
-    if (a.buffer, b.buffer) != ("A", "B") or any(
-            t.origin != (0, 0) for t in (a, b, spec.output)):
-        raise ValueError("operands not at the mapper's placement (A in A, B in B, origin 0,0)")
-    if spec.accumulator != "int32" or spec.output.dtype != "int8":
-        raise ValueError("only int32 accumulation narrowed to int8 maps")
-    epi = tuple(spec.epilogue)
-    if epi not in (("saturate",), ("relu", "saturate")):
-        raise ValueError(f"epilogue {list(epi)}: only [saturate] or [relu, saturate] map")
-    return "gemm.relu" if epi[0] == "relu" else "gemm"
-
-
-def gemm_shape(spec: WorkloadSpec) -> tuple[int, int, int, bool] | None:
-    """(M, K, N, relu) when the spec is a registered GEMM at the mapper's placement."""
+def gemm_shape(spec: WorkloadSpec, cfg: Config | None = None
+               ) -> tuple[int, int, int, bool] | None:
+    """(M, K, N, relu) when the spec is exactly a registered GEMM (no padding, no
+    retired rows) at the mapper's placement."""
     try:
-        relu = _workload(spec) == "gemm.relu"
+        red = reduction(spec, cfg or Config())
     except ValueError:
         return None
-    d = spec.dims
-    return d["m"], d["k"], d["n"], relu
-
-
-def map_spec(spec: WorkloadSpec, cfg: Config) -> Mapped:
-    """The mapper's best program for ``spec`` on ``cfg`` (search, rank, first candidate)."""
-    from polyjoule.library import workloads as registry
-    from polyjoule.search.search import Problem, search
-    from polyjoule.targets.tinytpu.target import TinyTPUTarget
-
-    try:
-        name = _workload(spec)
-    except ValueError as e:
-        return Mapped(None, "-", str(e))
-    d = spec.dims
-    try:
-        res = search(Problem(registry.get(name), {"M": d["m"], "K": d["k"], "N": d["n"]}),
-                     TinyTPUTarget(cfg))
-    except InfeasibleMapping as e:
-        return Mapped(None, "-", str(e))
-    if res.best is None:
-        causes = ", ".join(f"{r.cause} {r.first}" for r in res.census.rows()[:3])
-        return Mapped(None, "-", f"every nest refused (first causes: {causes})")
-    return Mapped(tuple(res.best.program.instrs), res.best.label)
+    if red.workload not in ("gemm", "gemm.relu") or red.shape != (
+            spec.dims["m"], spec.dims["k"], spec.dims["n"]):
+        return None
+    return (*red.shape, red.workload == "gemm.relu")

@@ -120,7 +120,7 @@ def exact_cosim(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config
     """
     from polyjoule.targets.tinytpu.corpus import gemm_shape
 
-    shape = gemm_shape(spec)
+    shape = gemm_shape(spec, cfg)
     if shape is None:
         return None
     for m in measured.ALL:

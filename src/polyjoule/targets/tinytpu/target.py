@@ -39,7 +39,7 @@ from polyjoule.search.nest import (
     peel_intrinsic,
     refuse,
 )
-from polyjoule.targets.tinytpu import act_machine, fit, refmodel
+from polyjoule.targets.tinytpu import act_machine, blocked, fit, refmodel
 from polyjoule.targets.tinytpu.assembler import Issue, assemble, check_program, expand
 from polyjoule.targets.tinytpu.emit import emit
 from polyjoule.targets.tinytpu.isa import Instr
@@ -168,6 +168,15 @@ class Lowered:
         return iter(self.instrs)
 
 
+@dataclass(frozen=True, eq=False)
+class Blocked(Lowered):
+    """A layer larger than MAXDIM: ``count`` host blocks, each running ``instrs``
+    (:mod:`polyjoule.targets.tinytpu.blocked`); cycles and issues are summed."""
+
+    block: blocked.Block = blocked.Block(1, 1, 1)
+    count: int = 1
+
+
 def _default_build_name() -> str:
     from polyjoule.targets.tinytpu.builds import DEFAULT_NAME
 
@@ -236,9 +245,40 @@ class TinyTPUTarget:
             ro = roles_of(workload)
         except Refused:
             return [{}]  # one trivial tile, so every nest is asked and refused shape-class
+        if self.blocked(workload, extents):
+            return [{ro.row: b.mb, ro.reduce: b.K, ro.column: b.nb} for b in blocked.blocks(
+                extents, (ro.row, ro.reduce, ro.column), self.cfg)]
         cap = min(self.cfg.MAXROWS, self.cfg.MAXDIM)
         return [{ro.row: r, ro.reduce: self.cfg.T, ro.column: self.cfg.T}
                 for r in divisors(extents[ro.row]) if r <= cap]
+
+    def blocked(self, workload: Workload, extents: Mapping[str, int]) -> bool:
+        """A one-term GEMM (relu or not) with an extent above MAXDIM: host blocks."""
+        return (any(extents[r] > self.cfg.MAXDIM for r in workload.ranks)
+                and len(workload.contractions) == 1 and workload.epilogue in ((), ("relu",)))
+
+    def lower_blocked(self, workload: Workload, extents: Mapping[str, int], nest: MapNest,
+                      roles: Roles) -> Blocked:
+        """Host loops over blocks (each rank in one loop), the band one block program."""
+        refuse(check_sequential(nest) + check_coverage(nest, extents), CAUSE_KIND)
+        emitted, tile = peel_intrinsic(nest)
+        ranks = [lp.rank for lp in emitted]
+        if len(set(ranks)) != len(ranks):
+            raise Refused("nest", "a rank over two host loops walks the same blocks as one",
+                          kinds=CAUSE_KIND)
+        try:
+            b = blocked.check_band(tile, (roles.row, roles.reduce, roles.column), extents,
+                                   self.cfg)
+        except Refused as r:
+            raise Refused(r.cause, r.detail, kinds=CAUSE_KIND) from None
+        instrs = blocked.program(b, bool(workload.epilogue), self.cfg)
+        stream = check_program(instrs, self.cfg)
+        words = assemble(instrs, self.cfg, check=False)
+        count = int(np.prod([lp.factor for lp in emitted]))
+        low = Blocked(tuple(instrs), tuple(words), self.cfg, Placement({}, {}, (ABI.AR_C,)),
+                      roles, b.mb, block=b, count=count)
+        low._cache["stream"] = stream
+        return low
 
     # --- structural causes (independent of emission)
     def _structural(self, roles: Roles, emitted: MapNest, rows: int,
@@ -277,6 +317,8 @@ class TinyTPUTarget:
             roles = roles_of(workload)
         except Refused as r:
             raise Refused(r.cause, r.detail, kinds=CAUSE_KIND) from None
+        if self.blocked(workload, extents):
+            return self.lower_blocked(workload, extents, nest, roles)
         found = [("shape", f"{r}={extents[r]} > MAXDIM={cfg.MAXDIM}")
                  for r in workload.ranks if extents[r] > cfg.MAXDIM][:1]
         found += check_sequential(nest) + check_coverage(nest, extents)
@@ -327,11 +369,12 @@ class TinyTPUTarget:
         if not charge_control:
             steps = [s for s in steps if not s.control]
         tl = timeline.run(steps)
+        n = program.count if isinstance(program, Blocked) else 1  # programs run one by one
         if self.objective == "cycles":
-            return Priced(Cost(OBJECTIVES, (tl.makespan, self.emits(program))), tl)
-        pj = self.energy(program, charge_control=charge_control).total_pj
-        first = pj if self.objective == "energy" else pj * tl.makespan
-        return Priced(Cost(self.objectives, (round(first, 3), tl.makespan)), tl)
+            return Priced(Cost(OBJECTIVES, (n * tl.makespan, self.emits(program))), tl)
+        pj = n * self.energy(program, charge_control=charge_control).total_pj
+        first = pj if self.objective == "energy" else pj * n * tl.makespan
+        return Priced(Cost(self.objectives, (round(first, 3), n * tl.makespan)), tl)
 
     def energy(self, program: Lowered, *, charge_control: bool = True) -> ProgramEnergy:
         """Event counts of the program's fetched stream x this target's unit energies."""
@@ -346,8 +389,10 @@ class TinyTPUTarget:
                              self.energies)
 
     def energy_pj(self, program: Lowered) -> float:
-        """The program's energy in pJ (what the CLI shows next to the cycles)."""
-        return self.energy(program).total_pj
+        """The program's energy in pJ (what the CLI shows next to the cycles); a blocked
+        mapping runs its program once per block."""
+        n = program.count if isinstance(program, Blocked) else 1
+        return n * self.energy(program).total_pj
 
     @staticmethod
     def _stream_of(program: Lowered) -> Sequence[Issue]:
@@ -383,16 +428,22 @@ class TinyTPUTarget:
                                 for w, s in GATE_PROBLEMS), PUBLISHED_BEST)
 
     def emits(self, program: Lowered) -> int:
-        """Dynamic data issues (loop/endloop excluded)."""
-        return sum(1 for s in self.steps(program) if not s.control)
+        """Dynamic data issues (loop/endloop excluded), summed over host blocks."""
+        n = program.count if isinstance(program, Blocked) else 1
+        return n * sum(1 for s in self.steps(program) if not s.control)
 
     def report(self, program: Lowered) -> dict[str, int]:
-        return {"rows": program.rows, "static": len(program.instrs),
-                "words": len(program.words), "dynamic": self.emits(program)}
+        out = {"rows": program.rows, "static": len(program.instrs),
+               "words": len(program.words), "dynamic": self.emits(program)}
+        if isinstance(program, Blocked):
+            out["programs"] = program.count
+        return out
 
     def verify(self, workload: Workload, extents: Mapping[str, int], program: Lowered,
                seed: int = 0) -> bool:
         """Random operands at their placement through the reference model vs numpy."""
+        if isinstance(program, Blocked):
+            return verify_blocked(workload, extents, program, seed)
         cfg, pl, ro = program.cfg, program.placement, program.roles
         T, md = cfg.T, cfg.MAXDIM
         A = np.zeros((md, md), np.int8)
@@ -423,6 +474,8 @@ class TinyTPUTarget:
         ro = program.roles
         m, k, n = extents[ro.row], extents[ro.reduce], extents[ro.column]
         title = f"{workload.name} {m}x{k}x{n}"
+        if isinstance(program, Blocked):
+            return None
         if ((program.cfg.T, program.cfg.MAXDIM) != (4, 16) or title not in PUBLISHED_COSIM
                 or len(workload.contractions) != 1 or workload.epilogue not in ((), ("relu",))):
             return None
@@ -436,6 +489,27 @@ class TinyTPUTarget:
                 and _stream(program.instrs, program.cfg) == _stream(ref, program.cfg)):
             return PUBLISHED_COSIM[title]  # same issues, no trip-1 output loop: 169
         return None
+
+
+def verify_blocked(workload: Workload, extents: Mapping[str, int], program: Blocked,
+                   seed: int = 0) -> bool:
+    """Every host block's program on its folded images; the assembled C vs numpy."""
+    ro, b, cfg = program.roles, program.block, program.cfg
+    rng = np.random.default_rng(seed)
+    act, wgt = workload.contractions[0]
+    values = {t.name: rng.integers(-4, 5, size=t.extent(extents))
+              for t in workload.operands}
+    A, B = values[act], values[wgt]
+    m, n = extents[ro.row], extents[ro.column]
+    out = np.zeros((m, n), np.int64)
+    md = cfg.MAXDIM
+    for i in range(m // b.mb):
+        for j in range(n // b.nb):
+            Ai, Bj = blocked.pack(b, A, B, i, j, cfg)
+            C = _run_checked(program, Ai, Bj, np.zeros((md, md), np.int8))
+            out[i * b.mb:(i + 1) * b.mb, j * b.nb:(j + 1) * b.nb] = C[:b.mb, :b.nb]
+    gold = np.clip(workload.evaluate(values), -128, 127)
+    return bool(np.array_equal(out, gold))
 
 
 def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
