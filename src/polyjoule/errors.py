@@ -226,3 +226,10 @@ class AssemblyError(PolyjouleError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.message = message
+
+
+# --- C sources (frontends/cpre.py) ---------------------------------------------------------
+
+
+class CIncludeError(SpecError):
+    """A ``#include`` of a C source that no include folder (``-I``) holds."""

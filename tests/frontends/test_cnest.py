@@ -264,17 +264,43 @@ def test_parse_error_has_line() -> None:
 
 @pytest.mark.parametrize("name", ["gemm", "gesummv", "bicg", "2mm", "syrk"])
 def test_c_equals_hand_written_in_symbolic_energy(name: str) -> None:
-    """Through the symbolic analysis: identical counts and energy on two arrays."""
+    """Through the symbolic analysis: identical counts and energy on two arrays (the
+    built-ins compute in fp32; the C source declares double, so fp32 is asked for)."""
     from polyjoule.analysis import analyze
 
     hand = registry.get(name)
-    derived = c_kernel(SOURCES[name], f"{name}.c")
+    derived = c_kernel(SOURCES[name], f"{name}.c", dtype="fp32")
     values = dict(hand.datasets["SMALL"])
     for array in ((2, 2), (1, 4)):
         rh = analyze(hand, array=array).evaluate(values)
         rd = analyze(derived, array=array).evaluate(values)
         assert rd.counts == rh.counts
         assert rd.energy_pj["total"] == pytest.approx(rh.energy_pj["total"], rel=1e-12)
+
+
+def test_declared_double_computes_in_fp64() -> None:
+    """``double`` arrays keep their type: fp64 op energies, same counts and access energy."""
+    from polyjoule.analysis import analyze
+
+    k64 = c_kernel(GEMM, "gemm.c")
+    k32 = c_kernel(GEMM, "gemm.c", dtype="fp32")
+    assert {ph.dtype for ph in k64.phases} == {"fp64"}
+    values = {"NI": 5, "NJ": 6, "NK": 7}
+    r64 = analyze(k64, array=(2, 2)).evaluate(values)
+    r32 = analyze(k32, array=(2, 2)).evaluate(values)
+    assert r64.counts == r32.counts
+    ops = r64.energy_pj["total"] - r32.energy_pj["total"]
+    # 2 mul + 1 add per (i, j, k) point and 1 mul per (i, j): fp64 - fp32 per op
+    want = 5 * 6 * 7 * (2 * (18.0 - 3.7) + (2.0 - 0.9)) + 5 * 6 * (18.0 - 3.7)
+    assert ops == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("ctype, dtype", [("float", "fp32"), ("int", "int32"),
+                                          ("short", "int16"), ("char", "int8")])
+def test_declared_element_type_is_the_dtype(ctype: str, dtype: str) -> None:
+    src = GEMM.replace("double C", f"{ctype} C").replace("double A", f"{ctype} A") \
+        .replace("double B", f"{ctype} B")
+    assert c_kernel(src, "gemm.c").phases[0].dtype == dtype
 
 
 TRIANGULAR = {

@@ -13,21 +13,26 @@ Accepted input: a function definition or bare statements. Inside it:
 * statements ``T[f] = E``, ``T[f] op= E`` with affine subscripts; ``E`` uses ``+ - * /``,
   ``sqrt``, ``max``, ``min``, numbers and scalars.
 
-The PolyBench macros ``_PB_N``, ``SCALAR_VAL(x)``, ``DATA_TYPE`` are understood, and
-preprocessor lines are skipped. Errors name the file, line and column.
+The text is preprocessed first (:mod:`.cpre`): comments, ``#include`` through the include
+folders, the PolyBench macros; in a file with a ``#pragma scop`` region only that region (and
+its function's declarations) is read. Without the headers, ``_PB_N``, ``SCALAR_VAL(x)``,
+``DATA_TYPE`` are still understood. The element type of the arrays (``double``) gives the
+PRA's dtype (``fp64``) unless one is asked for. Errors name the file, line and column.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
@@ -41,8 +46,10 @@ _CALLS = {"sqrt", "max", "min", "relu"}
 
 
 def _strip(text: str) -> str:
-    """Blank out preprocessor lines (keeping line numbers) and expand PolyBench macros."""
-    lines = ["" if ln.lstrip().startswith("#") else ln for ln in text.splitlines()]
+    """Blank out preprocessor lines but ``#line`` (keeping line numbers) and expand the
+    PolyBench macros that no header defined."""
+    lines = ["" if ln.lstrip().startswith("#") and not re.match(r"\s*#\s*line\b", ln) else ln
+             for ln in text.splitlines()]
     out = "\n".join(lines)
     out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
     out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
@@ -100,6 +107,7 @@ class _Ctx:
     scalars: dict[str, float] = field(default_factory=dict)
     temporaries: set[str] = field(default_factory=set)
     declared_scalars: set[str] = field(default_factory=set)
+    types: dict[str, str] = field(default_factory=dict)  # array -> C element type
 
 
 def _array_ref(node: c_ast.ArrayRef) -> tuple[str, list[Any]]:
@@ -370,6 +378,8 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
         while isinstance(t, c_ast.ArrayDecl):
             out.append(t.dim)
             t = t.type
+        if out and isinstance(t, c_ast.TypeDecl):
+            ctx.types[decl.name] = " ".join(getattr(t.type, "names", []))
         return tuple(out) if out else None
 
     params = fn.decl.type.args.params if fn is not None and fn.decl.type.args is not None else []
@@ -484,15 +494,32 @@ def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
     return used
 
 
-def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str, list[Nest]]:
-    """Parse C text into the nests (phases) it holds; returns (function name, nests)."""
-    fn, name = _function(_parse(_strip(text), filename), filename)
+def _dtype(ctx: _Ctx, phases: list[_Phase], fallback: str | None) -> str:
+    """The declared element type of the arrays the kernel writes (then of any array)."""
+    written = [s.target.tensor for _l, stmts, _z in phases for s in stmts]
+    for name in [*written, *sorted(ctx.types)]:
+        words = ctx.types.get(name, "").split()
+        found = [C_TYPES[w] for w in words if w in C_TYPES]
+        if found:
+            return found[-1]
+    return fallback or "fp32"
+
+
+def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
+            include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = (),
+            source: CSource | None = None) -> tuple[str, list[Nest]]:
+    """Parse C text into the nests (phases) it holds; returns (function name, nests).
+
+    ``dtype`` None keeps the arrays' declared type (``double`` -> ``fp64``)."""
+    src = source or preprocess(text, filename, include_dirs, defines)
+    fn, name = _function(_parse(_strip(src.text), filename), filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
     phases = _phases(_top_nests(body, ctx))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    dtype = dtype or _dtype(ctx, phases, src.data_type)
     scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
                for k in sorted(ctx.declared_scalars)}
     temporaries = _temporaries(phases, ctx)
@@ -508,8 +535,16 @@ def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str,
     return name, nests
 
 
-def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32",
-             datasets: Mapping[str, Mapping[str, int]] | None = None) -> Kernel:
-    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest)."""
-    name, nests = c_nests(text, filename, dtype)
-    return localize(nests, name, f"localised from {filename}", datasets)
+def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
+             datasets: Mapping[str, Mapping[str, int]] | None = None,
+             include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = ()) -> Kernel:
+    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest).
+
+    ``datasets`` default to the PolyBench presets that the kernel's header defines."""
+    src = preprocess(text, filename, include_dirs, defines)
+    name, nests = c_nests(text, filename, dtype, source=src)
+    used = {p for n in nests for p in n.params}
+    found = {ds: {p: v for p, v in vals.items() if p in used}
+             for ds, vals in src.datasets.items()}
+    return localize(nests, name, f"localised from {filename}",
+                    datasets if datasets is not None else found)

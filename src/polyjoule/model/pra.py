@@ -75,6 +75,10 @@ class Statement:
         return ()
 
 
+#: The data types a PRA computes in; each selects its op energies in the energy table.
+DTYPES = ("fp64", "fp32", "fp16", "int32", "int16", "int8")
+
+
 @dataclass(frozen=True)
 class PRA:
     """A piecewise regular algorithm over parameters ``params`` and dims ``dims``."""
