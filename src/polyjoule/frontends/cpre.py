@@ -2,7 +2,8 @@
 
 Read as Pluto and PPCG read PolyBench: the preprocessor (``pcpp``, a C99 preprocessor in pure
 Python) removes comments, follows ``#include "gemm.h"`` and ``#include <polybench.h>`` through
-the include folders (``-I``), and expands the benchmark macros (``POLYBENCH_2D``, ``_PB_N``,
+the include folders (``-I``; ``polybench.h`` is also found in the ``utilities/`` folder of
+the suite tree that holds the file), and expands the benchmark macros (``POLYBENCH_2D``, ``_PB_N``,
 ``DATA_TYPE``, ``SCALAR_VAL``, ``SQRT_FUN``). System headers (``<stdio.h>``...) are not
 needed: an angle include that no folder holds is dropped, as PPCG does with its minimal
 headers; only the function around ``#pragma scop`` is parsed, and only its scop region is
@@ -53,12 +54,20 @@ class _Pre(Preprocessor):  # type: ignore[misc]
     def on_directive_handle(self, directive: Any, toks: Any, ifpassthru: Any,
                             precedingtoks: Any) -> Any:
         self.where = f"{directive.source or self.filename}:{directive.lineno}"
+        name = toks[0].value if toks else ""
+        if directive.value == "define" and name.startswith("_PB_") and len(name) > 4:
+            # a loop bound is the size itself, whatever POLYBENCH_LOOP_BOUND selects
+            self.define(f"{name} {name[4:]}")
+            raise OutputDirective(Action.IgnoreAndRemove)
         return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
 
     def on_include_not_found(self, is_malformed: bool, is_system_include: bool, curdir: str,
                              includepath: str) -> None:
         if is_system_include and includepath != "polybench.h":
             raise OutputDirective(Action.IgnoreAndRemove)
+        if includepath == "polybench.h" and (found := _suite_utilities(curdir)) is not None \
+                and found not in self.path:
+            return found  # pcpp adds the folder and looks again
         folders = ", ".join(self.path) or "none given"
         hint = " (the PolyBench utilities/ folder)" if includepath == "polybench.h" else ""
         raise CIncludeError(f"{self.where}: #include {includepath!r} not found in the include "
@@ -69,6 +78,16 @@ class _Pre(Preprocessor):  # type: ignore[misc]
 
     def on_comment(self, tok: Any) -> bool:
         return False
+
+
+def _suite_utilities(folder: str) -> str | None:
+    """The suite's ``utilities/`` folder above a kernel's folder, if there is one (the
+    distributed tree: ``linear-algebra/blas/gemm/gemm.c`` beside ``utilities/``)."""
+    here = Path(folder or ".").resolve()
+    for d in [here, *here.parents][:5]:
+        if (d / "utilities" / "polybench.h").is_file():
+            return str(d / "utilities")
+    return None
 
 
 def _run(text: str, filename: str, include_dirs: Sequence[str],
@@ -166,7 +185,8 @@ def scop_function(text: str, filename: str) -> str:
             if depth == 0:
                 item_start = m.end()
         elif tok == ";" and depth == 0:
-            if text[item_start:m.end()].lstrip().startswith("typedef"):
+            item = re.sub(r"^[ \t]*#[^\n]*", "", text[item_start:m.end()], flags=re.M)
+            if item.lstrip().startswith("typedef"):
                 typedefs.append((item_start, m.end()))
             item_start = m.end()
     if depth != 1 or body_open < item_start:
