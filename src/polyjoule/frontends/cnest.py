@@ -32,6 +32,7 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.model.affine import Affine, parse_affine
@@ -440,10 +441,10 @@ def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]
         if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
                             f"{_GEN.visit(x)!r}")
-        found.append(_nest(x, ctx))
+        found.extend(_nest(y, ctx) for y in distribute(x))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
-    return found
+    return fuse_inits(found)
 
 
 _Phase = tuple[list[Loop], list[Stmt], set[str]]
