@@ -17,7 +17,6 @@ from polyjoule.errors import SpecError
 from polyjoule.model.pra import DTYPES, PRA, Kernel
 from polyjoule.reports.files import write_atomic
 
-
 _INCLUDE_HELP = "C include folder (repeatable), e.g. the PolyBench utilities/ folder."
 _DEFINE_HELP = "C macro NAME or NAME=VALUE (repeatable), e.g. DATA_TYPE_IS_FLOAT."
 

@@ -109,6 +109,8 @@ class _Ctx:
     temporaries: set[str] = field(default_factory=set)
     declared_scalars: set[str] = field(default_factory=set)
     types: dict[str, str] = field(default_factory=dict)  # array -> C element type
+    int_args: set[str] = field(default_factory=set)  # int function arguments
+    bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
 
 
 def _array_ref(node: c_ast.ArrayRef) -> tuple[str, list[Any]]:
@@ -144,6 +146,7 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
         raise NotAffineError(f"{where}: {what} {_GEN.visit(node)!r} calls a function: not affine")
     text = _GEN.visit(node)
     names = _ids(node)
+    ctx.bound_names |= names
     for n in names:
         if n not in loops and n not in ctx.params:
             if n in ctx.declared_scalars or n in ctx.arrays:
@@ -237,6 +240,9 @@ class _ExprConv:
             if node.name in self.loops:
                 raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
                                 f"elements, numbers and scalars can be operands")
+            if node.name in self.ctx.params and node.name in self.ctx.int_args \
+                    and node.name not in self.ctx.bound_names:
+                del self.ctx.params[node.name]  # an int argument used as a value (alpha)
             if node.name in self.ctx.params:
                 raise SpecError(f"{w}: the parameter {node.name} is used as a value")
             self.ctx.declared_scalars.add(node.name)
@@ -373,43 +379,47 @@ def _is_zero_init(stmts: list[Stmt]) -> bool:
     )
 
 
-def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
-    def dims_of(decl: c_ast.Decl) -> tuple[Any, ...] | None:
-        t, out = decl.type, []
-        while isinstance(t, c_ast.ArrayDecl):
-            out.append(t.dim)
-            t = t.type
-        if out and isinstance(t, c_ast.TypeDecl):
-            ctx.types[decl.name] = " ".join(getattr(t.type, "names", []))
-        return tuple(out) if out else None
+def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:
+    """An array declaration's dimensions (recording its element type), or None."""
+    t, out = decl.type, []
+    while isinstance(t, c_ast.ArrayDecl):
+        out.append(t.dim)
+        t = t.type
+    if out and isinstance(t, c_ast.TypeDecl):
+        ctx.types[decl.name] = " ".join(getattr(t.type, "names", []))
+    return tuple(out) if out else None
 
+
+def _array_decl(d: c_ast.Decl, dims: tuple[Any, ...], ctx: _Ctx) -> None:
+    ctx.arrays.add(d.name)
+    if all(x is not None for x in dims):
+        ctx.shapes[d.name] = tuple(
+            _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
+
+
+def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
+    """Array shapes, size parameters (int arguments) and scalars of the function."""
     params = fn.decl.type.args.params if fn is not None and fn.decl.type.args is not None else []
     for d in params:
         if not isinstance(d, c_ast.Decl):
             continue
-        dims = dims_of(d)
+        dims = _dims_of(d, ctx)
         if dims is not None:
-            ctx.arrays.add(d.name)
-            if all(x is not None for x in dims):
-                ctx.shapes[d.name] = tuple(
-                    _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
+            _array_decl(d, dims, ctx)
         elif isinstance(d.type, c_ast.TypeDecl):
             tname = " ".join(getattr(d.type.type, "names", []))
             if "int" in tname and "double" not in tname:
                 ctx.params[d.name] = None
+                ctx.int_args.add(d.name)
             else:
                 ctx.declared_scalars.add(d.name)
     for d in body:  # arrays declared in the body are temporaries; numbers set scalars
         if not isinstance(d, c_ast.Decl) or not d.name:
             continue
-        dims = dims_of(d)
+        dims = _dims_of(d, ctx)
         if dims is not None:
-            ctx.arrays.add(d.name)
+            _array_decl(d, dims, ctx)
             ctx.temporaries.add(d.name)
-            if all(y is not None for y in dims):
-                ctx.shapes[d.name] = tuple(
-                    _affine(y, ctx, [], f"size of {d.name}", _where(d, ctx.filename))
-                    for y in dims)
         elif isinstance(d.init, c_ast.Constant | c_ast.UnaryOp):
             try:
                 ctx.scalars[d.name] = float(_GEN.visit(d.init).rstrip("fFlL"))
@@ -523,6 +533,9 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     dtype = dtype or _dtype(ctx, phases, src.data_type)
     scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
                for k in sorted(ctx.declared_scalars)}
+    if src.live_out is not None:  # arrays the benchmark never dumps are scratch
+        ctx.temporaries |= {s.target.tensor for _l, stmts, _z in phases for s in stmts} \
+            - src.live_out
     temporaries = _temporaries(phases, ctx)
     nests = []
     for k, (loops, stmts, zeros) in enumerate(phases):

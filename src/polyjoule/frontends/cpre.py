@@ -135,6 +135,7 @@ class CSource:
     text: str
     datasets: dict[str, dict[str, int]] = field(default_factory=dict)
     data_type: str | None = None
+    live_out: frozenset[str] | None = None  # the arrays print_array dumps (None: no such)
 
 
 def preprocess(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
@@ -148,7 +149,14 @@ def preprocess(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pa
         else first
     dt = _macro_text(pre, "DATA_TYPE")
     return CSource(scop_function(pre.output, filename), datasets,
-                   C_TYPES.get(dt) if dt else None)
+                   C_TYPES.get(dt) if dt else None, live_out(pre.output))
+
+
+def live_out(text: str) -> frozenset[str] | None:
+    """The array parameters of ``print_array``: PolyBench's live-out data ("All live-out data
+    must be printed by the function call in argument", every ``main``)."""
+    m = re.search(r"\bprint_array\s*\(([^)]*)\)\s*\{", text)
+    return frozenset(re.findall(r"(\w+)\s*\[", m.group(1))) if m else None
 
 
 _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{};]|^[ \t]*#[^\n]*', re.M)

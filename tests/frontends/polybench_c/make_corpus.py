@@ -60,6 +60,18 @@ TYPES = """/* Default data type */
 """
 
 
+#: What each kernel's print_array dumps (its live-out data), as in the suite.
+LIVE_OUT = {
+    "correlation": ["corr"], "covariance": ["cov"], "2mm": ["D"], "3mm": ["G"], "atax": ["y"],
+    "bicg": ["s", "q"], "doitgen": ["A"], "mvt": ["x1", "x2"], "gemm": ["C"], "gemver": ["w"],
+    "gesummv": ["y"], "symm": ["C"], "syr2k": ["C"], "syrk": ["C"], "trmm": ["B"],
+    "cholesky": ["A"], "durbin": ["y"], "gramschmidt": ["A", "R", "Q"], "lu": ["A"],
+    "ludcmp": ["x"], "trisolv": ["x"], "deriche": ["imgOut"], "floyd-warshall": ["path"],
+    "nussinov": ["table"], "adi": ["u"], "fdtd-2d": ["ex", "ey", "hz"], "heat-3d": ["A"],
+    "jacobi-1d": ["A"], "jacobi-2d": ["A"], "seidel-2d": ["A"],
+}
+
+
 def header(k: dict) -> str:
     """``<kernel>.h``: dataset sizes, loop-bound macros and the data type."""
     guard = "_" + k["name"].upper().replace("-", "_") + "_H"
@@ -108,8 +120,7 @@ def source(k: dict) -> str:
     """``<kernel>.c`` as distributed: init_array, print_array, the kernel, main."""
     name, cname = k["name"], k["name"].replace("-", "_")
     arrays = list(k["arrays"])
-    written = [a for a in arrays if any(w.get("array") == a for s in k["statements"]
-                                        for w in s["writes"])]
+    written = LIVE_OUT[name]
     ints = ", ".join(p.lower() for p in k["params"])
     init_body = "\n".join(
         _loops(k["arrays"][a], f"{a}[{']['.join('ijkl'[:len(k['arrays'][a])])}] = "
@@ -216,6 +227,14 @@ int main(int argc, char** argv)
 
 def main(path: str) -> None:
     data = json.loads(Path(path).read_text())
+    texts = {k["name"]: {"loops": [x["c_header"] for x in k["loops"]],
+                         "statements": [x["text"] for x in k["statements"]],
+                         "params": k["params"], "data_type": k["data_type"]}
+             for k in data["kernels"]}
+    note = (f"From shared/data/polybench.json ({data['benchmark']}): per kernel its loop "
+            "headers and statements after macro stripping, dataset sizes and data type.")
+    (HERE / "polybench_texts.json").write_text(
+        json.dumps({"source": note, "kernels": texts}, indent=1) + "\n")
     for k in data["kernels"]:
         folder = HERE / Path(k["source_file"]).parent
         folder.mkdir(parents=True, exist_ok=True)

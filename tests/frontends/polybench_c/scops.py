@@ -1,3 +1,4 @@
+# ruff: noqa: E101, W191
 """The kernel functions of PolyBench/C 4.2.1 as distributed: local declarations and the scop
 region of each kernel (macros, comments and layout as in the suite). ``make_corpus.py`` writes
 them into files with the suite's structure; ``test_polybench_files.py`` checks every

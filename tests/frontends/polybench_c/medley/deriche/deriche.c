@@ -54,9 +54,7 @@ void init_array(int w,
 static
 void print_array(int w,
 		int h,
-		DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y1,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y2,W,H,w,h))
+		DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h))
 
 {
   int i, j, k, l;
@@ -67,16 +65,6 @@ void print_array(int w,
     for (j = 0; j < h; j++)
       fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, imgOut[i][j]);
   POLYBENCH_DUMP_END("imgOut");
-  POLYBENCH_DUMP_BEGIN("y1");
-  for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, y1[i][j]);
-  POLYBENCH_DUMP_END("y1");
-  POLYBENCH_DUMP_BEGIN("y2");
-  for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, y2[i][j]);
-  POLYBENCH_DUMP_END("y2");
   POLYBENCH_DUMP_FINISH;
 }
 
@@ -214,7 +202,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(w, h, POLYBENCH_ARRAY(imgOut), POLYBENCH_ARRAY(y1), POLYBENCH_ARRAY(y2)));
+  polybench_prevent_dce(print_array(w, h, POLYBENCH_ARRAY(imgOut)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(imgIn);

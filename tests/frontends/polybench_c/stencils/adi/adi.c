@@ -52,10 +52,7 @@ void init_array(int tsteps,
 static
 void print_array(int tsteps,
 		int n,
-		DATA_TYPE POLYBENCH_2D(u,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(v,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(p,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(q,N,N,n,n))
+		DATA_TYPE POLYBENCH_2D(u,N,N,n,n))
 
 {
   int i, j, k, l;
@@ -66,21 +63,6 @@ void print_array(int tsteps,
     for (j = 0; j < n; j++)
       fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, u[i][j]);
   POLYBENCH_DUMP_END("u");
-  POLYBENCH_DUMP_BEGIN("v");
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, v[i][j]);
-  POLYBENCH_DUMP_END("v");
-  POLYBENCH_DUMP_BEGIN("p");
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, p[i][j]);
-  POLYBENCH_DUMP_END("p");
-  POLYBENCH_DUMP_BEGIN("q");
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, q[i][j]);
-  POLYBENCH_DUMP_END("q");
   POLYBENCH_DUMP_FINISH;
 }
 
@@ -189,7 +171,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(tsteps, n, POLYBENCH_ARRAY(u), POLYBENCH_ARRAY(v), POLYBENCH_ARRAY(p), POLYBENCH_ARRAY(q)));
+  polybench_prevent_dce(print_array(tsteps, n, POLYBENCH_ARRAY(u)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(u);

@@ -66,27 +66,16 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(w,N,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n))
+		DATA_TYPE POLYBENCH_1D(w,N,n))
 
 {
   int i, j, k, l;
 
   POLYBENCH_DUMP_START;
-  POLYBENCH_DUMP_BEGIN("A");
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j]);
-  POLYBENCH_DUMP_END("A");
   POLYBENCH_DUMP_BEGIN("w");
   for (i = 0; i < n; i++)
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, w[i]);
   POLYBENCH_DUMP_END("w");
-  POLYBENCH_DUMP_BEGIN("x");
-  for (i = 0; i < n; i++)
-    fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x[i]);
-  POLYBENCH_DUMP_END("x");
   POLYBENCH_DUMP_FINISH;
 }
 
@@ -180,7 +169,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(w), POLYBENCH_ARRAY(x)));
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(w)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(A);

@@ -55,17 +55,12 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(tmp,N,n),
 		DATA_TYPE POLYBENCH_1D(y,N,n))
 
 {
   int i, j, k, l;
 
   POLYBENCH_DUMP_START;
-  POLYBENCH_DUMP_BEGIN("tmp");
-  for (i = 0; i < n; i++)
-    fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, tmp[i]);
-  POLYBENCH_DUMP_END("tmp");
   POLYBENCH_DUMP_BEGIN("y");
   for (i = 0; i < n; i++)
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, y[i]);
@@ -144,7 +139,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(tmp), POLYBENCH_ARRAY(y)));
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(y)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(A);

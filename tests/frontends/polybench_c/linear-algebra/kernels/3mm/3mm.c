@@ -70,24 +70,12 @@ void print_array(int ni,
 		int nk,
 		int nl,
 		int nm,
-		DATA_TYPE POLYBENCH_2D(E,NI,NJ,ni,nj),
-		DATA_TYPE POLYBENCH_2D(F,NJ,NL,nj,nl),
 		DATA_TYPE POLYBENCH_2D(G,NI,NL,ni,nl))
 
 {
   int i, j, k, l;
 
   POLYBENCH_DUMP_START;
-  POLYBENCH_DUMP_BEGIN("E");
-  for (i = 0; i < ni; i++)
-    for (j = 0; j < nj; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, E[i][j]);
-  POLYBENCH_DUMP_END("E");
-  POLYBENCH_DUMP_BEGIN("F");
-  for (i = 0; i < nj; i++)
-    for (j = 0; j < nl; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, F[i][j]);
-  POLYBENCH_DUMP_END("F");
   POLYBENCH_DUMP_BEGIN("G");
   for (i = 0; i < ni; i++)
     for (j = 0; j < nl; j++)
@@ -192,7 +180,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(ni, nj, nk, nl, nm, POLYBENCH_ARRAY(E), POLYBENCH_ARRAY(F), POLYBENCH_ARRAY(G)));
+  polybench_prevent_dce(print_array(ni, nj, nk, nl, nm, POLYBENCH_ARRAY(G)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(E);
