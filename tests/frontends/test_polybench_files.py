@@ -202,3 +202,42 @@ def test_cli_localize_and_show_read_distributed_files(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "polyjoule", "show", str(FILES["lu"])],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "lu.c:" in r.stderr and "A[i][k] reads A" in r.stderr
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "kernels.md"
+BEGIN, END = "<!-- polybench-files:begin -->", "<!-- polybench-files:end -->"
+
+
+def files_table() -> str:
+    """The verdict on each distributed file, as docs/kernels.md lists it."""
+    rows = ["| file | verdict | phases / reason |", "|---|---|---|"]
+    for name in sorted(FILES):
+        rel = FILES[name].relative_to(ROOT)
+        try:  # named as in its folder, so the messages hold no machine's path
+            k = c_kernel(FILES[name].read_text(), f"{name}.c",
+                         include_dirs=[UTIL, FILES[name].parent])
+        except SpecError as e:
+            reason = str(e).replace("|", "\\|")
+            rows.append(f"| `{rel}` | refused ({type(e).__name__}) | `{reason}` |")
+            continue
+        same = " (= built-in counts)" if name in registry.names() else ""
+        same = " (= built-in counts, 1 mul more per point)" if name == "syr2k" else same
+        rows.append(f"| `{rel}` | localised{same} | {len(k.phases)} phase"
+                    f"{'s' if len(k.phases) > 1 else ''}: "
+                    + ", ".join("(" + ", ".join(ph.dim_names) + ")" for ph in k.phases) + " |")
+    return "\n".join(rows)
+
+
+def test_docs_list_every_distributed_file() -> None:
+    """Regenerate with ``POLYJOULE_REGEN_DOCS=1 python -m pytest tests/frontends/test_polybench_files.py``."""
+    import os
+
+    text = DOC.read_text()
+    assert BEGIN in text and END in text, "docs/kernels.md lost its file-table markers"
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    fresh = f"{head}{BEGIN}\n{files_table()}\n{END}{tail}"
+    if os.environ.get("POLYJOULE_REGEN_DOCS"):
+        DOC.write_text(fresh)
+        return
+    assert text == fresh, "docs/kernels.md file table is stale: regenerate (see the docstring)"
