@@ -242,8 +242,12 @@ def test_lu_reason_names_pivot_access() -> None:
      NotAffineError, r"x.c:2:\d+: upper bound of j 'len\[i\]' depends on data"),
     ("for (i = 0; i < N; i++)\n  C[idx[i]] = A[i];\n", NotAffineError,
      r"x.c:2:\d+: subscript of C 'idx\[i\]' depends on data"),
-    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    C[i] += A[i+j];\n",
-     NotUniformError, r"x.c:3:\d+: A\[i \+ j\].*not a loop axis"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k < N; k++)\n"
+     "      C[i] += A[i+j];\n", NotUniformError,
+     r"x.c:4:\d+: A\[i \+ j\].*not a loop axis and along loop axes"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k < N; k++)\n"
+     "      C[i] += A[i+j+k];\n", NotUniformError,
+     r"x.c:4:\d+: A\[i \+ j \+ k\].*in several such directions"),
     ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k <= j; k++)\n"
      "      C[i] += A[i][j][k];\n", NotUniformError, r"reduced over 2 loops \(j, k\) whose bounds "
      r"are coupled"),
@@ -276,6 +280,45 @@ def test_c_equals_hand_written_in_symbolic_energy(name: str) -> None:
         rd = analyze(derived, array=array).evaluate(values)
         assert rd.counts == rh.counts
         assert rd.energy_pj["total"] == pytest.approx(rh.energy_pj["total"], rel=1e-12)
+
+
+CONV1D = """
+void conv1d(int N, int K, double x[N + K - 1], double w[K], double y[N]) {
+  int i, k;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (k = 0; k < K; k++)
+      y[i] += w[k] * x[i + k];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("n, k", [(7, 3), (1, 1), (4, 5), (9, 2)])
+def test_1d_convolution_travels_along_the_diagonal(n: int, k: int) -> None:
+    """``x[i + k]`` is read from DRAM once per element and passed along (1, -1)."""
+    kern = c_kernel(CONV1D, "conv1d.c")
+    deps = {s.dep for s in kern.phases[0].statements if s.kind == "transport"}
+    assert (1, -1) in deps
+    values = {"N": n, "K": k}
+    inputs = random_inputs(kern, values, seed=n)
+    got = execute(kern, values, inputs)["y"]
+    x, w = inputs["x"], inputs["w"]
+    np.testing.assert_allclose(got, np.convolve(x, w[::-1], mode="valid")[:n], rtol=1e-12)
+    reads = kernel_counts(kern, values, (1, 1))["classes"]["DR"]
+    assert reads == (n + k - 1) + k + n  # every x, every w once; y written once
+
+
+@pytest.mark.parametrize("array", [(1, 4), (2, 2)])
+def test_1d_convolution_symbolic_equals_simulated(array: tuple[int, int]) -> None:
+    from polyjoule.analysis import analyze
+    from polyjoule.analysis import simulator as sim
+
+    kern = c_kernel(CONV1D, "conv1d.c")
+    values = {"N": 9, "K": 3}
+    s = sim.simulate(kern, array, values=values)
+    assert s.ok, (s.checks, s.violations)
+    assert analyze(kern, array=array, values=values).evaluate(values).counts == s.counts
 
 
 def test_declared_double_computes_in_fp64() -> None:
