@@ -157,6 +157,13 @@ def test_data_type_macro_selects_the_dtype(define: tuple[str, ...], dtype: str) 
     assert {ph.dtype for ph in _load("gemm", defines=define).phases} == {dtype}
 
 
+def test_sizes_the_user_defines_stay_fixed() -> None:
+    k = _load("gemm", defines=("NI=6", "NJ=5", "NK=4"))
+    assert k.params == () and not k.datasets
+    assert [(str(d.lower), str(d.upper)) for d in k.phases[0].dims] == [("0", "5"), ("0", "4"),
+                                                                         ("0", "3")]
+
+
 def test_polybench_h_outside_the_suite_needs_an_include_folder(tmp_path: Path) -> None:
     for f in ("gemm.c", "gemm.h"):
         shutil.copy(FILES["gemm"].with_name(f), tmp_path / f)

@@ -143,7 +143,8 @@ def preprocess(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pa
     """Preprocess C text; with a ``#pragma scop`` region, keep only its function and region."""
     dirs = [str(d) for d in include_dirs]
     first = _run(text, filename, dirs, defines)
-    sizes = _sizes(first)
+    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
+    sizes = [x for x in _sizes(first) if x not in given]  # a size the user set stays set
     datasets = _datasets(text, filename, dirs, defines, sizes) if sizes else {}
     pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
         else first
