@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from pycparser import c_ast, c_generator
 
@@ -144,6 +145,18 @@ def test_localised_counts_equal_the_builtin(name: str) -> None:
         assert got["ops"]["mul"] - want["ops"]["mul"] == points
         got["ops"]["mul"] = want["ops"]["mul"]
     assert _summary(got) == _summary(want)
+
+
+def test_covariance_computes_the_reference() -> None:
+    """float_n is N at MINI, as the built-in takes it; the outputs equal the built-in's."""
+    from pra_brute import execute, random_inputs
+
+    derived, hand = _load("covariance"), registry.get("covariance")
+    assert dict(derived.phases[2].scalars) == dict(hand.phases[2].scalars) == {"float_n": 32.0}
+    values = dict(hand.datasets["MINI"])
+    inputs = random_inputs(hand, values, seed=5)
+    got, want = execute(derived, values, inputs), execute(hand, values, inputs)
+    np.testing.assert_allclose(got["cov"], want["cov"], rtol=1e-12)
 
 
 def test_builtin_datasets_equal_the_headers() -> None:

@@ -557,6 +557,10 @@ def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
     ``datasets`` default to the PolyBench presets that the kernel's header defines."""
     src = preprocess(text, filename, include_dirs, defines)
     name, nests = c_nests(text, filename, dtype, source=src)
+    mini = src.datasets.get("MINI", {})
+    for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
+        if "float_n" in n.scalars and "N" in mini:
+            n.scalars["float_n"] = float(mini["N"])
     used = {p for n in nests for p in n.params}
     found = {ds: {p: v for p, v in vals.items() if p in used}
              for ds, vals in src.datasets.items()}
