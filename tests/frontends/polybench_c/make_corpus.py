@@ -116,50 +116,23 @@ def _loops(dims: list[str], body: str, pad: str = "  ") -> str:
     return "\n".join([*lines, f"{pad}{'  ' * len(dims)}{body}"])
 
 
-def source(k: dict) -> str:
-    """``<kernel>.c`` as distributed: init_array, print_array, the kernel, main."""
-    name, cname = k["name"], k["name"].replace("-", "_")
-    arrays = list(k["arrays"])
-    written = LIVE_OUT[name]
-    ints = ", ".join(p.lower() for p in k["params"])
+def _index(dims: list[str]) -> str:
+    return "][".join("ijkl"[:len(dims)])
+
+
+def _init_and_print(k: dict, arrays: list[str], written: list[str]) -> str:
+    """``init_array`` and ``print_array`` (which dumps the live-out arrays)."""
     init_body = "\n".join(
-        _loops(k["arrays"][a], f"{a}[{']['.join('ijkl'[:len(k['arrays'][a])])}] = "
+        _loops(k["arrays"][a], f"{a}[{_index(k['arrays'][a])}] = "
                f"(DATA_TYPE) ((i*{len(a)}+1) % {k['arrays'][a][0].lower()}) / "
                f"{k['arrays'][a][0].lower()};") for a in arrays)
     scal_init = "".join(f"  *{s} = 1.5;\n" for s in k["scalar_args"])
     dump = "\n".join(
         f"  POLYBENCH_DUMP_BEGIN(\"{a}\");\n" + _loops(
             k["arrays"][a], f"fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, "
-            f"{a}[{']['.join('ijkl'[:len(k['arrays'][a])])}]);") +
+            f"{a}[{_index(k['arrays'][a])}]);") +
         f"\n  POLYBENCH_DUMP_END(\"{a}\");" for a in written)
-    locals_, scop = SCOPS[name]
-    extra = ""
-    if name == "nussinov":
-        extra = ("\n#define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)\n"
-                 "#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n")
-    decls = "\n".join(
-        f"  POLYBENCH_{len(d)}D_ARRAY_DECL({a},{'base' if (name, a) == ('nussinov', 'seq') else 'DATA_TYPE'},"
-        f"{','.join(d)},{','.join(x.lower() for x in d)});" for a, d in k["arrays"].items())
-    sizes = "\n".join(f"  int {p.lower()} = {p};" for p in k["params"])
-    scal_decl = "".join(f"  DATA_TYPE {s};\n" for s in k["scalar_args"])
-    call_scal = "".join(f", {s}" for s in k["scalar_args"])
-    call_arr = "".join(f",\n\t     POLYBENCH_ARRAY({a})" for a in arrays)
-    init_scal = "".join(f", &{s}" for s in k["scalar_args"])
-    return f"""{STAMP}/* {name}.c: this file is part of PolyBench/C */
-
-#include <stdio.h>
-#include <unistd.h>
-#include <string.h>
-#include <math.h>
-
-/* Include polybench common header. */
-#include <polybench.h>
-
-/* Include benchmark-specific header. */
-#include "{name}.h"
-{extra}
-
-/* Array initialization. */
+    return f"""/* Array initialization. */
 {_signature(k, "init_array", arrays, "*")}
 {{
   int i, j, k, l;
@@ -179,20 +152,25 @@ def source(k: dict) -> str:
 {dump}
   POLYBENCH_DUMP_FINISH;
 }}
+"""
 
 
-/* Main computational kernel. The whole function will be timed,
-   including the call and return. */
-{_signature(k, "kernel_" + cname, arrays, "")}
-{{
-{locals_}
-#pragma scop
-{scop}#pragma endscop
-
-}}
-
-
-int main(int argc, char** argv)
+def _main(k: dict, cname: str, arrays: list[str], written: list[str]) -> str:
+    """``main``: sizes, allocation, init, instruments, the kernel call, the dump."""
+    name = k["name"]
+    ints = ", ".join(p.lower() for p in k["params"])
+    decls = "\n".join(
+        f"  POLYBENCH_{len(d)}D_ARRAY_DECL({a},"
+        f"{'base' if (name, a) == ('nussinov', 'seq') else 'DATA_TYPE'},"
+        f"{','.join(d)},{','.join(x.lower() for x in d)});" for a, d in k["arrays"].items())
+    sizes = "\n".join(f"  int {p.lower()} = {p};" for p in k["params"])
+    scal_decl = "".join(f"  DATA_TYPE {s};\n" for s in k["scalar_args"])
+    call_scal = "".join(f", {s}" for s in k["scalar_args"])
+    call_arr = "".join(f",\n\t     POLYBENCH_ARRAY({a})" for a in arrays)
+    init_scal = "".join(f", &{s}" for s in k["scalar_args"])
+    dumped = "".join(f", POLYBENCH_ARRAY({a})" for a in written)
+    frees = "\n".join(f"  POLYBENCH_FREE_ARRAY({a});" for a in arrays)
+    return f"""int main(int argc, char** argv)
 {{
   /* Retrieve problem size. */
 {sizes}
@@ -215,14 +193,54 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array({ints}{"".join(f", POLYBENCH_ARRAY({a})" for a in written)}));
+  polybench_prevent_dce(print_array({ints}{dumped}));
 
   /* Be clean. */
-{chr(10).join(f"  POLYBENCH_FREE_ARRAY({a});" for a in arrays)}
+{frees}
 
   return 0;
 }}
 """
+
+
+def source(k: dict) -> str:
+    """``<kernel>.c`` as distributed: init_array, print_array, the kernel, main."""
+    name, cname = k["name"], k["name"].replace("-", "_")
+    arrays = list(k["arrays"])
+    written = LIVE_OUT[name]
+    locals_, scop = SCOPS[name]
+    extra = ""
+    if name == "nussinov":
+        extra = ("\n#define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)\n"
+                 "#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n")
+    return f"""{STAMP}/* {name}.c: this file is part of PolyBench/C */
+
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <math.h>
+
+/* Include polybench common header. */
+#include <polybench.h>
+
+/* Include benchmark-specific header. */
+#include "{name}.h"
+{extra}
+
+{_init_and_print(k, arrays, written)}
+
+/* Main computational kernel. The whole function will be timed,
+   including the call and return. */
+{_signature(k, "kernel_" + cname, arrays, "")}
+{{
+{locals_}
+#pragma scop
+{scop}#pragma endscop
+
+}}
+
+
+{_main(k, cname, arrays, written)}"""
 
 
 def main(path: str) -> None:
