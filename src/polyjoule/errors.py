@@ -248,3 +248,10 @@ class UndecodableInput(SpecError):
 
 class DuplicateKeyError(SpecError):
     """A key given twice (YAML mapping, ``--set``, a mapper shape): never last-one-wins."""
+
+
+# --- C sources (frontends/cpre.py) ---------------------------------------------------------
+
+
+class CIncludeError(SpecError):
+    """A ``#include`` of a C source that no include folder (``-I``) holds."""

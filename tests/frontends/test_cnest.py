@@ -242,8 +242,12 @@ def test_lu_reason_names_pivot_access() -> None:
      NotAffineError, r"x.c:2:\d+: upper bound of j 'len\[i\]' depends on data"),
     ("for (i = 0; i < N; i++)\n  C[idx[i]] = A[i];\n", NotAffineError,
      r"x.c:2:\d+: subscript of C 'idx\[i\]' depends on data"),
-    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    C[i] += A[i+j];\n",
-     NotUniformError, r"x.c:3:\d+: A\[i \+ j\].*not a loop axis"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k < N; k++)\n"
+     "      C[i] += A[i+j];\n", NotUniformError,
+     r"x.c:4:\d+: A\[i \+ j\].*not a loop axis and along loop axes"),
+    ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k < N; k++)\n"
+     "      C[i] += A[i+j+k];\n", NotUniformError,
+     r"x.c:4:\d+: A\[i \+ j \+ k\].*in several such directions"),
     ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k <= j; k++)\n"
      "      C[i] += A[i][j][k];\n", NotUniformError, r"reduced over 2 loops \(j, k\) whose bounds "
      r"are coupled"),
@@ -264,17 +268,82 @@ def test_parse_error_has_line() -> None:
 
 @pytest.mark.parametrize("name", ["gemm", "gesummv", "bicg", "2mm", "syrk"])
 def test_c_equals_hand_written_in_symbolic_energy(name: str) -> None:
-    """Through the symbolic analysis: identical counts and energy on two arrays."""
+    """Through the symbolic analysis: identical counts and energy on two arrays (the
+    built-ins compute in fp32; the C source declares double, so fp32 is asked for)."""
     from polyjoule.analysis import analyze
 
     hand = registry.get(name)
-    derived = c_kernel(SOURCES[name], f"{name}.c")
+    derived = c_kernel(SOURCES[name], f"{name}.c", dtype="fp32")
     values = dict(hand.datasets["SMALL"])
     for array in ((2, 2), (1, 4)):
         rh = analyze(hand, array=array).evaluate(values)
         rd = analyze(derived, array=array).evaluate(values)
         assert rd.counts == rh.counts
         assert rd.energy_pj["total"] == pytest.approx(rh.energy_pj["total"], rel=1e-12)
+
+
+CONV1D = """
+void conv1d(int N, int K, double x[N + K - 1], double w[K], double y[N]) {
+  int i, k;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (k = 0; k < K; k++)
+      y[i] += w[k] * x[i + k];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("n, k", [(7, 3), (1, 1), (4, 5), (9, 2)])
+def test_1d_convolution_travels_along_the_diagonal(n: int, k: int) -> None:
+    """``x[i + k]`` is read from DRAM once per element and passed along (1, -1)."""
+    kern = c_kernel(CONV1D, "conv1d.c")
+    deps = {s.dep for s in kern.phases[0].statements if s.kind == "transport"}
+    assert (1, -1) in deps
+    values = {"N": n, "K": k}
+    inputs = random_inputs(kern, values, seed=n)
+    got = execute(kern, values, inputs)["y"]
+    x, w = inputs["x"], inputs["w"]
+    np.testing.assert_allclose(got, np.convolve(x, w[::-1], mode="valid")[:n], rtol=1e-12)
+    reads = kernel_counts(kern, values, (1, 1))["classes"]["DR"]
+    assert reads == (n + k - 1) + k + n  # every x, every w once; y written once
+
+
+@pytest.mark.parametrize("array", [(1, 4), (2, 2)])
+def test_1d_convolution_symbolic_equals_simulated(array: tuple[int, int]) -> None:
+    from polyjoule.analysis import analyze
+    from polyjoule.analysis import simulator as sim
+
+    kern = c_kernel(CONV1D, "conv1d.c")
+    values = {"N": 9, "K": 3}
+    s = sim.simulate(kern, array, values=values)
+    assert s.ok, (s.checks, s.violations)
+    assert analyze(kern, array=array, values=values).evaluate(values).counts == s.counts
+
+
+def test_declared_double_computes_in_fp64() -> None:
+    """``double`` arrays keep their type: fp64 op energies, same counts and access energy."""
+    from polyjoule.analysis import analyze
+
+    k64 = c_kernel(GEMM, "gemm.c")
+    k32 = c_kernel(GEMM, "gemm.c", dtype="fp32")
+    assert {ph.dtype for ph in k64.phases} == {"fp64"}
+    values = {"NI": 5, "NJ": 6, "NK": 7}
+    r64 = analyze(k64, array=(2, 2)).evaluate(values)
+    r32 = analyze(k32, array=(2, 2)).evaluate(values)
+    assert r64.counts == r32.counts
+    ops = r64.energy_pj["total"] - r32.energy_pj["total"]
+    # 2 mul + 1 add per (i, j, k) point and 1 mul per (i, j): fp64 - fp32 per op
+    want = 5 * 6 * 7 * (2 * (18.0 - 3.7) + (2.0 - 0.9)) + 5 * 6 * (18.0 - 3.7)
+    assert ops == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("ctype, dtype", [("float", "fp32"), ("int", "int32"),
+                                          ("short", "int16"), ("char", "int8")])
+def test_declared_element_type_is_the_dtype(ctype: str, dtype: str) -> None:
+    src = GEMM.replace("double C", f"{ctype} C").replace("double A", f"{ctype} A") \
+        .replace("double B", f"{ctype} B")
+    assert c_kernel(src, "gemm.c").phases[0].dtype == dtype
 
 
 TRIANGULAR = {

@@ -11,12 +11,16 @@ import typer
 
 from polyjoule.cli._common import handles_errors, output_path, parse_assignments
 from polyjoule.errors import SpecError
+from polyjoule.model.dtypes import DTYPES
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from polyjoule.frontends.pra_outline import KernelOutline, PhaseOutline
     from polyjoule.model.pra import PRA, Kernel
+
+_INCLUDE_HELP = "C include folder (repeatable), e.g. the PolyBench utilities/ folder."
+_DEFINE_HELP = "C macro NAME or NAME=VALUE (repeatable), e.g. DATA_TYPE_IS_FLOAT."
 
 
 def _read(path: str) -> str:
@@ -25,7 +29,8 @@ def _read(path: str) -> str:
     return read_text(path)
 
 
-def load_any(spec: str) -> Kernel:
+def load_any(spec: str, include: list[str] | None = None,
+             define: list[str] | None = None) -> Kernel:
     """A built-in kernel name, a PRA YAML file or a C loop nest (localised on the fly)."""
     from polyjoule.frontends.pra_yaml import load_kernel_file
     from polyjoule.library.kernels import get
@@ -33,16 +38,17 @@ def load_any(spec: str) -> Kernel:
     if spec.endswith(".c"):
         from polyjoule.frontends.cnest import c_kernel
 
-        return c_kernel(_read(spec), spec)
+        return c_kernel(_read(spec), spec, include_dirs=include or (), defines=define or ())
     if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
         return load_kernel_file(spec)
     return get(spec)
 
 
-def _displayed(spec: str) -> Kernel | KernelOutline:
+def _displayed(spec: str, include: list[str] | None = None,
+               define: list[str] | None = None) -> Kernel | KernelOutline:
     """What ``show`` prints: a built-in kernel's outline (read without sympy), else the kernel."""
     if spec.endswith((".c", ".yaml", ".yml")) or Path(spec).is_file():
-        return load_any(spec)
+        return load_any(spec, include, define)
     from polyjoule.library.kernels import outline
 
     return outline(spec)
@@ -138,19 +144,20 @@ def _show_kernel(k: Kernel | KernelOutline) -> None:
 
 
 def _derive(source: str | None, einsum: str | None, extents: str | None, name: str | None,
-            dtype: str) -> Kernel:
+            dtype: str | None, include: list[str] | None = None,
+            define: list[str] | None = None) -> Kernel:
     """``localize``: the kernel of an einsum or of a C file."""
     if einsum is not None:
         from polyjoule.frontends.einsum import einsum_kernel
 
         ext = parse_assignments(extents, "--extents") if extents else None
-        return einsum_kernel(einsum, ext, dtype, name or "einsum")
+        return einsum_kernel(einsum, ext, dtype or "fp32", name or "einsum")
     from polyjoule.frontends.cnest import c_kernel
 
     if extents:
         raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
     assert source is not None
-    k = c_kernel(_read(source), source, dtype)
+    k = c_kernel(_read(source), source, dtype, include_dirs=include or (), defines=define or ())
     return replace(k, name=name) if name else k
 
 
@@ -189,9 +196,11 @@ def register(app: typer.Typer) -> None:
     def show(
         kernel: str = typer.Argument(..., help="Built-in kernel, PRA YAML file or C file."),
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
+        include: list[str] | None = typer.Option(None, "-I", "--include", help=_INCLUDE_HELP),
+        define: list[str] | None = typer.Option(None, "-D", "--define", help=_DEFINE_HELP),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
-        k = _displayed(kernel)
+        k = _displayed(kernel, include, define)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
@@ -205,17 +214,20 @@ def register(app: typer.Typer) -> None:
         extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
         output: Path | None = typer.Option(None, "-o", "--output", callback=output_path, help="Write the YAML here."),
         name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
-        dtype: str = typer.Option("fp32", "--dtype", help="fp32, fp16, int32 or int8."),
+        dtype: str | None = typer.Option(None, "--dtype", help=", ".join(DTYPES) + " (default: "
+                                         "the C arrays' declared type; fp32 for an einsum)."),
+        include: list[str] | None = typer.Option(None, "-I", "--include", help=_INCLUDE_HELP),
+        define: list[str] | None = typer.Option(None, "-D", "--define", help=_DEFINE_HELP),
     ) -> None:
         """Derive a PRA from a C loop nest or an einsum; print it as YAML (or write -o FILE)."""
         if (source is None) == (einsum is None):
             raise SpecError("localize: give either a C file or --einsum, not both or neither")
-        if dtype not in ("fp32", "fp16", "int32", "int8"):
-            raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
+        if dtype is not None and dtype not in DTYPES:
+            raise SpecError(f"--dtype: {dtype!r} is not one of {', '.join(DTYPES)}")
         from polyjoule.frontends.pra_dump import kernel_data
         from polyjoule.reports.files import write_atomic
 
-        k = _derive(source, einsum, extents, name, dtype)
+        k = _derive(source, einsum, extents, name, dtype, include, define)
         text = dump_yaml(kernel_data(k))
         if output is None:
             sys.stdout.write(text)

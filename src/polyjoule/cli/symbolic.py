@@ -18,10 +18,14 @@ if TYPE_CHECKING:
 
 
 def load_kernel(name: str) -> Kernel:
-    """A built-in kernel name or a PRA YAML file."""
+    """A built-in kernel name, a PRA YAML file or a C file (localised on the fly)."""
     from polyjoule.frontends.pra_yaml import load_kernel_file
     from polyjoule.library.kernels import get
 
+    if name.endswith(".c"):
+        from polyjoule.cli.kernels import load_any
+
+        return load_any(name)
     if name.endswith((".yaml", ".yml")) or Path(name).is_file():
         return load_kernel_file(name)
     return get(name)

@@ -13,21 +13,27 @@ Accepted input: a function definition or bare statements. Inside it:
 * statements ``T[f] = E``, ``T[f] op= E`` with affine subscripts; ``E`` uses ``+ - * /``,
   ``sqrt``, ``max``, ``min``, numbers and scalars.
 
-The PolyBench macros ``_PB_N``, ``SCALAR_VAL(x)``, ``DATA_TYPE`` are understood, and
-preprocessor lines are skipped. Errors name the file, line and column.
+The text is preprocessed first (:mod:`.cpre`): comments, ``#include`` through the include
+folders, the PolyBench macros; in a file with a ``#pragma scop`` region only that region (and
+its function's declarations) is read. Without the headers, ``_PB_N``, ``SCALAR_VAL(x)``,
+``DATA_TYPE`` are still understood. The element type of the arrays (``double``) gives the
+PRA's dtype (``fp64``) unless one is asked for. Errors name the file, line and column.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.cloops import distribute, fuse_inits
+from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
@@ -42,8 +48,10 @@ _CALLS = {"sqrt", "max", "min", "relu"}
 
 
 def _strip(text: str) -> str:
-    """Blank out preprocessor lines (keeping line numbers) and expand PolyBench macros."""
-    lines = ["" if ln.lstrip().startswith("#") else ln for ln in text.splitlines()]
+    """Blank out preprocessor lines but ``#line`` (keeping line numbers) and expand the
+    PolyBench macros that no header defined."""
+    lines = ["" if ln.lstrip().startswith("#") and not re.match(r"\s*#\s*line\b", ln) else ln
+             for ln in text.splitlines()]
     out = "\n".join(lines)
     out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
     out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
@@ -103,6 +111,9 @@ class _Ctx:
     scalars: dict[str, float] = field(default_factory=dict)
     temporaries: set[str] = field(default_factory=set)
     declared_scalars: set[str] = field(default_factory=set)
+    types: dict[str, str] = field(default_factory=dict)  # array -> C element type
+    int_args: set[str] = field(default_factory=set)  # int function arguments
+    bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -140,6 +151,7 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
         raise NotAffineError(f"{where}: {what} {_GEN.visit(node)!r} calls a function: not affine")
     text = _GEN.visit(node)
     names = _ids(node)
+    ctx.bound_names |= names
     for n in names:
         if n not in loops and n not in ctx.params:
             if n in ctx.declared_scalars or n in ctx.arrays:
@@ -233,6 +245,9 @@ class _ExprConv:
             if node.name in self.loops:
                 raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
                                 f"elements, numbers and scalars can be operands")
+            if node.name in self.ctx.params and node.name in self.ctx.int_args \
+                    and node.name not in self.ctx.bound_names:
+                del self.ctx.params[node.name]  # an int argument used as a value (alpha)
             if node.name in self.ctx.params:
                 raise SpecError(f"{w}: the parameter {node.name} is used as a value")
             self.ctx.declared_scalars.add(node.name)
@@ -369,41 +384,47 @@ def _is_zero_init(stmts: list[Stmt]) -> bool:
     )
 
 
-def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
-    def dims_of(decl: c_ast.Decl) -> tuple[Any, ...] | None:
-        t, out = decl.type, []
-        while isinstance(t, c_ast.ArrayDecl):
-            out.append(t.dim)
-            t = t.type
-        return tuple(out) if out else None
+def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:
+    """An array declaration's dimensions (recording its element type), or None."""
+    t, out = decl.type, []
+    while isinstance(t, c_ast.ArrayDecl):
+        out.append(t.dim)
+        t = t.type
+    if out and isinstance(t, c_ast.TypeDecl):
+        ctx.types[decl.name] = " ".join(getattr(t.type, "names", []))
+    return tuple(out) if out else None
 
+
+def _array_decl(d: c_ast.Decl, dims: tuple[Any, ...], ctx: _Ctx) -> None:
+    ctx.arrays.add(d.name)
+    if all(x is not None for x in dims):
+        ctx.shapes[d.name] = tuple(
+            _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
+
+
+def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
+    """Array shapes, size parameters (int arguments) and scalars of the function."""
     params = fn.decl.type.args.params if fn is not None and fn.decl.type.args is not None else []
     for d in params:
         if not isinstance(d, c_ast.Decl):
             continue
-        dims = dims_of(d)
+        dims = _dims_of(d, ctx)
         if dims is not None:
-            ctx.arrays.add(d.name)
-            if all(x is not None for x in dims):
-                ctx.shapes[d.name] = tuple(
-                    _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
+            _array_decl(d, dims, ctx)
         elif isinstance(d.type, c_ast.TypeDecl):
             tname = " ".join(getattr(d.type.type, "names", []))
             if "int" in tname and "double" not in tname:
                 ctx.params[d.name] = None
+                ctx.int_args.add(d.name)
             else:
                 ctx.declared_scalars.add(d.name)
     for d in body:  # arrays declared in the body are temporaries; numbers set scalars
         if not isinstance(d, c_ast.Decl) or not d.name:
             continue
-        dims = dims_of(d)
+        dims = _dims_of(d, ctx)
         if dims is not None:
-            ctx.arrays.add(d.name)
+            _array_decl(d, dims, ctx)
             ctx.temporaries.add(d.name)
-            if all(y is not None for y in dims):
-                ctx.shapes[d.name] = tuple(
-                    _affine(y, ctx, [], f"size of {d.name}", _where(d, ctx.filename))
-                    for y in dims)
         elif isinstance(d.init, c_ast.Constant | c_ast.UnaryOp):
             try:
                 ctx.scalars[d.name] = float(_GEN.visit(d.init).rstrip("fFlL"))
@@ -435,10 +456,10 @@ def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]
         if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
                             f"{_GEN.visit(x)!r}")
-        found.append(_nest(x, ctx))
+        found.extend(_nest(y, ctx) for y in distribute(x))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
-    return found
+    return fuse_inits(found)
 
 
 _Phase = tuple[list[Loop], list[Stmt], set[str]]
@@ -489,17 +510,37 @@ def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
     return used
 
 
-def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str, list[Nest]]:
-    """Parse C text into the nests (phases) it holds; returns (function name, nests)."""
-    fn, name = _function(_parse(_strip(text), filename), filename)
+def _dtype(ctx: _Ctx, phases: list[_Phase], fallback: str | None) -> str:
+    """The declared element type of the arrays the kernel writes (then of any array)."""
+    written = [s.target.tensor for _l, stmts, _z in phases for s in stmts]
+    for name in [*written, *sorted(ctx.types)]:
+        words = ctx.types.get(name, "").split()
+        found = [C_TYPES[w] for w in words if w in C_TYPES]
+        if found:
+            return found[-1]
+    return fallback or "fp32"
+
+
+def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
+            include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = (),
+            source: CSource | None = None) -> tuple[str, list[Nest]]:
+    """Parse C text into the nests (phases) it holds; returns (function name, nests).
+
+    ``dtype`` None keeps the arrays' declared type (``double`` -> ``fp64``)."""
+    src = source or preprocess(text, filename, include_dirs, defines)
+    fn, name = _function(_parse(_strip(src.text), filename), filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
     phases = _phases(_top_nests(body, ctx))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    dtype = dtype or _dtype(ctx, phases, src.data_type)
     scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
                for k in sorted(ctx.declared_scalars)}
+    if src.live_out is not None:  # arrays the benchmark never dumps are scratch
+        ctx.temporaries |= {s.target.tensor for _l, stmts, _z in phases for s in stmts} \
+            - src.live_out
     temporaries = _temporaries(phases, ctx)
     nests = []
     for k, (loops, stmts, zeros) in enumerate(phases):
@@ -513,8 +554,20 @@ def c_nests(text: str, filename: str = "<c>", dtype: str = "fp32") -> tuple[str,
     return name, nests
 
 
-def c_kernel(text: str, filename: str = "<c>", dtype: str = "fp32",
-             datasets: Mapping[str, Mapping[str, int]] | None = None) -> Kernel:
-    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest)."""
-    name, nests = c_nests(text, filename, dtype)
-    return localize(nests, name, f"localised from {filename}", datasets)
+def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
+             datasets: Mapping[str, Mapping[str, int]] | None = None,
+             include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = ()) -> Kernel:
+    """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest).
+
+    ``datasets`` default to the PolyBench presets that the kernel's header defines."""
+    src = preprocess(text, filename, include_dirs, defines)
+    name, nests = c_nests(text, filename, dtype, source=src)
+    mini = src.datasets.get("MINI", {})
+    for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
+        if "float_n" in n.scalars and "N" in mini:
+            n.scalars["float_n"] = float(mini["N"])
+    used = {p for n in nests for p in n.params}
+    found = {ds: {p: v for p, v in vals.items() if p in used}
+             for ds, vals in src.datasets.items()}
+    return localize(nests, name, f"localised from {filename}",
+                    datasets if datasets is not None else found)

@@ -22,6 +22,7 @@ import numpy as np
 
 from polyjoule.errors import SpecError
 from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.dtypes import DTYPES  # noqa: F401 - re-exported
 from polyjoule.model.expr import Expr
 
 StatementKind = Literal["input", "output", "transport", "compute"]
@@ -73,6 +74,8 @@ class Statement:
         if self.kind == "output":
             return (self.var,)
         return ()
+
+
 
 
 @dataclass(frozen=True)

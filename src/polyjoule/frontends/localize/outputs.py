@@ -71,21 +71,44 @@ def localize_post(ph: Phase, body: Body) -> dict[Key, str]:
         when = _post_place(ph, s)
         names = _post_operands(ph, s, body, finals, when)
         text = _post_text(ph, s, body, finals, names)
+        if s.op == "=" and not has_op(s.expr):  # a copy (cov[j][i] = cov[i][j]): no operation
+            finals[s.target.key] = text
+            continue
         var = ph.fresh(s.target.tensor + "_out")
         ph.compute(var, text, when)
         finals[s.target.key] = var
     return finals
 
 
+def _apart(ph: Phase, s: Stmt, earlier: list[Stmt]) -> list[Constraint]:
+    """Where a mirrored write (``cov[j][i] = cov[i][j]``) does not hit an element an earlier
+    write of the tensor already stores: on the diagonal ``j == i`` both name one element,
+    which must leave for DRAM once. Handles subscripts that differ by one affine ``d`` (up
+    to sign) that the domain keeps non-negative: the write keeps ``d >= 1``."""
+    out: list[Constraint] = []
+    for e in (t for t in earlier if t.target.tensor == s.target.tensor):
+        diffs = {x - y for x, y in zip(s.target.index, e.target.index, strict=True)}
+        diffs = [d for d in diffs if d.terms or d.const]
+        for d in diffs:
+            same = all(x == d or x == -d for x in diffs)
+            if same and d.terms and ph.geo.empty([Constraint((-d).shift(-1))]):
+                out.append(Constraint(d.shift(-1)))  # d >= 0 everywhere: keep d >= 1
+                break
+    return out
+
+
 def emit_outputs(ph: Phase, body: Body, finals: dict[Key, str]) -> None:
     """Every finished value that is not a temporary leaves for DRAM where it is finished."""
     post = [t for t in ph.nest.stmts if t.position == "post"]
     temporaries = ph.nest.temporaries
+    done: list[Stmt] = []
     for key, var in finals.items():
         s = next(t for t in reversed(post) if t.target.key == key)
         if s.target.tensor not in temporaries:
             ph.tensor(s.target, "output")
-            ph.output(var, s.target, ph.geo.combos(ph.dims[s.depth:], "last")[0])
+            last = ph.geo.combos(ph.dims[s.depth:], "last")[0]
+            ph.output(var, s.target, [*last, *_apart(ph, s, done)])
+            done.append(s)
     post_targets = {s.target.key for s in post}
     for key, ch in body.chains.items():
         s = ch.stmt

@@ -1,0 +1,138 @@
+/**
+ * This version is stamped on May 10, 2016
+ *
+ * Contact:
+ *   Louis-Noel Pouchet <pouchet.ohio-state.edu>
+ *   Tomofumi Yuki <tomofumi.yuki.fr>
+ *
+ * Web address: http://polybench.sourceforge.net
+ */
+/* doitgen.c: this file is part of PolyBench/C */
+
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <math.h>
+
+/* Include polybench common header. */
+#include <polybench.h>
+
+/* Include benchmark-specific header. */
+#include "doitgen.h"
+
+
+/* Array initialization. */
+static
+void init_array(int nq,
+		int nr,
+		int np,
+		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np),
+		DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np),
+		DATA_TYPE POLYBENCH_1D(sum,NP,np))
+{
+  int i, j, k, l;
+
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++)
+      for (k = 0; k < np; k++)
+        A[i][j][k] = (DATA_TYPE) ((i*1+1) % nr) / nr;
+  for (i = 0; i < np; i++)
+    for (j = 0; j < np; j++)
+      C4[i][j] = (DATA_TYPE) ((i*2+1) % np) / np;
+  for (i = 0; i < np; i++)
+    sum[i] = (DATA_TYPE) ((i*3+1) % np) / np;
+}
+
+
+/* DCE code. Must scan the entire live-out data.
+   Can be used also to check the correctness of the output. */
+static
+void print_array(int nq,
+		int nr,
+		int np,
+		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np))
+
+{
+  int i, j, k, l;
+
+  POLYBENCH_DUMP_START;
+  POLYBENCH_DUMP_BEGIN("A");
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++)
+      for (k = 0; k < np; k++)
+        fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j][k]);
+  POLYBENCH_DUMP_END("A");
+  POLYBENCH_DUMP_FINISH;
+}
+
+
+/* Main computational kernel. The whole function will be timed,
+   including the call and return. */
+static
+void kernel_doitgen(int nq,
+		int nr,
+		int np,
+		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np),
+		DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np),
+		DATA_TYPE POLYBENCH_1D(sum,NP,np))
+{
+  int r, q, p, s;
+
+#pragma scop
+  for (r = 0; r < _PB_NR; r++)
+    for (q = 0; q < _PB_NQ; q++)  {
+      for (p = 0; p < _PB_NP; p++)  {
+	sum[p] = SCALAR_VAL(0.0);
+	for (s = 0; s < _PB_NP; s++)
+	  sum[p] += A[r][q][s] * C4[s][p];
+      }
+      for (p = 0; p < _PB_NP; p++)
+	A[r][q][p] = sum[p];
+    }
+#pragma endscop
+
+}
+
+
+int main(int argc, char** argv)
+{
+  /* Retrieve problem size. */
+  int nq = NQ;
+  int nr = NR;
+  int np = NP;
+
+  /* Variable declaration/allocation. */
+  POLYBENCH_3D_ARRAY_DECL(A,DATA_TYPE,NR,NQ,NP,nr,nq,np);
+  POLYBENCH_2D_ARRAY_DECL(C4,DATA_TYPE,NP,NP,np,np);
+  POLYBENCH_1D_ARRAY_DECL(sum,DATA_TYPE,NP,np);
+
+  /* Initialize array(s). */
+  init_array (nq, nr, np,
+	     POLYBENCH_ARRAY(A),
+	     POLYBENCH_ARRAY(C4),
+	     POLYBENCH_ARRAY(sum));
+
+  /* Start timer. */
+  polybench_start_instruments;
+
+  /* Run kernel. */
+  kernel_doitgen (nq, nr, np,
+	     POLYBENCH_ARRAY(A),
+	     POLYBENCH_ARRAY(C4),
+	     POLYBENCH_ARRAY(sum));
+
+  /* Stop and print timer. */
+  polybench_stop_instruments;
+  polybench_print_instruments;
+
+  /* Prevent dead-code elimination. All live-out data must be printed
+     by the function call in argument. */
+  polybench_prevent_dce(print_array(nq, nr, np, POLYBENCH_ARRAY(A)));
+
+  /* Be clean. */
+  POLYBENCH_FREE_ARRAY(A);
+  POLYBENCH_FREE_ARRAY(C4);
+  POLYBENCH_FREE_ARRAY(sum);
+
+  return 0;
+}
