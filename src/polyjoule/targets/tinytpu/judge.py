@@ -159,7 +159,7 @@ def speed(spec: WorkloadSpec, program: Sequence[Instr], stream: Sequence, cfg: C
 
 
 @dataclass
-class Verdict:
+class Grade:
     """A spec's grade: SKIPPED, NOT MAPPED, REJECTED, WRONG, KNOWN GAP or CORRECT."""
 
     spec: WorkloadSpec
@@ -176,31 +176,31 @@ class Verdict:
 
 
 def judge(spec: WorkloadSpec, program: Sequence[Instr], cfg: Config,
-          image: Sequence[int] | None = None, mapping: str = "-", seed: int = 0) -> Verdict:
+          image: Sequence[int] | None = None, mapping: str = "-", seed: int = 0) -> Grade:
     """All three tiers of one program; stops at the first tier it fails."""
     why = spec.fits(cfg)
     if why is not None:
-        return Verdict(spec, "SKIPPED", why, mapping)
+        return Grade(spec, "SKIPPED", why, mapping)
     got = legal(program, cfg, spec, image)
     if isinstance(got, Rejection):
-        return Verdict(spec, "REJECTED", got.rule, mapping, rejection=got)
+        return Grade(spec, "REJECTED", got.rule, mapping, rejection=got)
     stream, _ = got
     cases = correct(spec, program, cfg, seed)
     pace = speed(spec, program, stream, cfg)
     if all(c.ok for c in cases):
-        return Verdict(spec, "CORRECT", "", mapping, cases=cases, speed=pace)
+        return Grade(spec, "CORRECT", "", mapping, cases=cases, speed=pace)
     status = "KNOWN GAP" if spec.known_gap else "WRONG"
-    return Verdict(spec, status, spec.known_gap or "", mapping, cases=cases, speed=pace)
+    return Grade(spec, status, spec.known_gap or "", mapping, cases=cases, speed=pace)
 
 
-def judge_best(spec: WorkloadSpec, cfg: Config, seed: int = 0) -> Verdict:
+def judge_best(spec: WorkloadSpec, cfg: Config, seed: int = 0) -> Grade:
     """Judge the mapper's best program for ``spec`` (NOT MAPPED with the reason if none)."""
     from polyjoule.targets.tinytpu.corpus import map_spec
 
     why = spec.fits(cfg)
     if why is not None:
-        return Verdict(spec, "SKIPPED", why)
+        return Grade(spec, "SKIPPED", why)
     m = map_spec(spec, cfg)
     if m.program is None:
-        return Verdict(spec, "NOT MAPPED", m.reason)
+        return Grade(spec, "NOT MAPPED", m.reason)
     return judge(spec, m.program, cfg, mapping=m.label, seed=seed)
