@@ -203,7 +203,7 @@ def register(app: typer.Typer) -> None:
         k = _derive(source, einsum, extents, name, dtype)
         text = dump_yaml(kernel_data(k))
         if output is None:  # flow YAML folds at spaces: the wrapped lines load the same
-            from polyjoule.reports.tables import wrap, width
+            from polyjoule.reports.tables import width, wrap
 
             sys.stdout.write("\n".join(wrap(text.rstrip("\n"), width())) + "\n")
         else:

@@ -63,7 +63,8 @@ def _result_lines(lm: Any, top: int) -> list[str]:
     return out
 
 
-def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
+def report(model: Any, source: str, top: int = 1, as_json: bool = False,
+           wide: bool = False) -> int:
     """Map every layer, print the report, return the exit code (0 all mapped, else 1)."""
     from polyjoule.frontends.tosa.layers import as_json as report_data
     from polyjoule.frontends.tosa.layers import map_model
@@ -72,15 +73,17 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
     if as_json:
         typer.echo(json.dumps(report_data(model, maps, top, source), indent=2))
     else:
-        typer.echo("\n".join(mapping_lines(model, maps, top, source)))
+        from polyjoule.reports.tables import echo
+
+        echo("\n".join(mapping_lines(model, maps, top, source)), wide)
     return 0 if maps and all(lm.ok for lm in maps) else 1
 
 
-def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
+def map_tosa_file(path: str, top: int = 1, json: bool = False, wide: bool = False) -> int:
     """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
     from polyjoule.frontends.tosa import from_file
 
-    return report(from_file(path), path, top=top, as_json=json)
+    return report(from_file(path), path, top=top, as_json=json, wide=wide)
 
 
 # ----------------------------------------------------------------- a processor array (TCPA)
@@ -125,6 +128,8 @@ def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalys
 
 def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -> list[str]:
     """The processor-array report, one block per layer."""
+    from polyjoule.reports.tables import energy
+
     n_ok = sum(not row.error for row in rows)
     out = [f"{source} @{model.function}: {len(rows)} layer(s), {n_ok} analysed on a "
            f"{array} TCPA"]
@@ -141,7 +146,7 @@ def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -
             out.append(f"    not analysed: {row.error}")
             continue
         d = row.data
-        out.append(f"    energy {d['energy_pj']:,.1f} pJ, latency {d['latency_cycles']:,} cycles")
+        out.append(f"    energy {energy(d['energy_pj'])}, latency {d['latency_cycles']:,} cycles")
         tiles = "; ".join(f"p = ({', '.join(map(str, p))})" for p in d["tile_sizes"].values())
         out.append(f"    latency = {' + '.join(d['latency_formula'])}  at {tiles}")
         out.append(f"    energy: {len(d['volumes'])} volume formulas (see --json or "
@@ -149,7 +154,8 @@ def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -
     return out
 
 
-def tcpa_report(model: Any, array: str, source: str, as_json: bool = False) -> int:
+def tcpa_report(model: Any, array: str, source: str, as_json: bool = False,
+                wide: bool = False) -> int:
     """Analyse every layer on the array, print, return the exit code (0 all analysed)."""
     from polyjoule.cli.symbolic import parse_array, resolve_table
 
@@ -163,7 +169,9 @@ def tcpa_report(model: Any, array: str, source: str, as_json: bool = False) -> i
         typer.echo(json.dumps({"source": source, "function": model.function, "target": TCPA,
                                "array": array, "layers": layers}, indent=2))
     else:
-        typer.echo("\n".join(tcpa_lines(model, rows, array, source)))
+        from polyjoule.reports.tables import echo
+
+        echo("\n".join(tcpa_lines(model, rows, array, source)), wide)
     return 0 if rows and not any(r.error for r in rows) else 1
 
 
@@ -197,6 +205,8 @@ def import_model(
     emit: Path | None = typer.Option(None, "--emit-mlir",
                                      help="Also write the TOSA MLIR torch-mlir produced."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
+    wide: bool = typer.Option(False, "--wide", help="Unwrapped lines, whatever the terminal's "
+                              "width."),
 ) -> None:
     """Export a PyTorch module to TOSA and map (or analyse) it layer by layer (tosa extra)."""
     from polyjoule.frontends.tosa import from_module
@@ -215,9 +225,9 @@ def import_model(
     if emit is not None:
         emit.write_text(str(mlir))
     if target == TCPA:
-        raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
+        raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json, wide))
     with machine_target(TARGET, machine, echo=not as_json):
-        code = report(from_module(mlir), model, top=top, as_json=as_json)
+        code = report(from_module(mlir), model, top=top, as_json=as_json, wide=wide)
     raise typer.Exit(code)
 
 

@@ -169,3 +169,12 @@ def echo(text: str, wide: bool = False, con: Console | None = None,
         return
     for line in (text.split("\n") if con.width >= WIDE else wrap(text, con.width, indent)):
         con.print(Text(line), soft_wrap=True)
+
+
+def comment(text: str, wide: bool = False) -> None:
+    """Print ``# text`` wrapped so that every line is a comment (program files stay valid)."""
+    import typer
+
+    lines = [text] if wide else wrap(text, max(20, width() - 2), indent=0)
+    for line in lines:
+        typer.echo(f"# {line}")
