@@ -39,7 +39,7 @@ def energy(pj: float) -> str:
     mag = abs(pj)
     i = next((i for i, (_, scale) in enumerate(UNITS) if mag >= scale), len(UNITS) - 1)
     text = _sig3(pj / UNITS[i][1])
-    if abs(float(text)) >= 1000 and i > 0:  # 999.96 nJ rounds to 1.00 uJ
+    if abs(float(text.replace(",", ""))) >= 1000 and i > 0:  # 999.96 nJ rounds to 1.00 uJ
         i -= 1
         text = _sig3(pj / UNITS[i][1])
     return f"{text} {UNITS[i][0]}"
