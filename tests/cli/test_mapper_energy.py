@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from polyjoule.cli import app
 from polyjoule.library.workloads import get
+from polyjoule.reports.tables import energy
 from polyjoule.search.search import Problem, search
 from polyjoule.targets.tinytpu.params import Config
 from polyjoule.targets.tinytpu.target import TinyTPUTarget
@@ -64,15 +65,17 @@ def test_cycles_stays_the_default_and_shows_energy_too():
     assert spans == sorted(spans) and all(c["energy_pj"] > 0 for c in doc["candidates"])
     r = runner.invoke(app, ["map", "gemm.relu", "16x16x16", "--no-verify"])
     assert r.exit_code == 0, r.output
-    assert "energy (pJ)" in r.output and "218,946.4" in r.output and "makespan" in r.output
+    best = energy(doc["candidates"][0]["energy_pj"])  # engineering units: 218,946.4 pJ
+    assert best == "219 nJ"
+    assert " energy " in r.output and f" {best} " in r.output and "makespan" in r.output
 
 
 def test_text_table_under_energy_shows_both():
     r = runner.invoke(app, ["map", "gemm.relu", "16x16x16", "--objective", "energy",
                             "--no-verify"])
     assert r.exit_code == 0, r.output
-    assert "by (energy_pj, makespan)" in r.output and "energy (pJ)" in r.output
-    assert "517" in r.output and "energy 218,946.4 pJ, most in: dram_read" in r.output
+    assert "by (energy_pj, makespan)" in r.output and " energy " in r.output
+    assert "517" in r.output and "energy 219 nJ, most in: dram_read" in r.output
 
 
 def test_energy_table_override_changes_the_energy(tmp_path):

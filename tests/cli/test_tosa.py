@@ -166,6 +166,7 @@ def test_import_on_a_tcpa_equals_the_einsum_kernels(mlp_file):
     from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
     from polyjoule.analysis.simulator import simulate
     from polyjoule.frontends.einsum import einsum_kernel
+    from polyjoule.reports.tables import energy
     from polyjoule.targets.tcpa.energy import default_table
     from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -186,7 +187,7 @@ def test_import_on_a_tcpa_equals_the_einsum_kernels(mlp_file):
         assert layer["energy_pj"] == pytest.approx(want.energy_pj["total"], rel=1e-12)
         assert layer["counts"] == {c: want.counts[c] for c in CLASSES}
         assert layer["latency_cycles"] == latency
-        assert f"energy {want.energy_pj['total']:,.1f} pJ, latency {latency:,} cycles" \
+        assert f"energy {energy(want.energy_pj['total'])}, latency {latency:,} cycles" \
             in text.output
         sim = simulate(k, (4, 4), None, values)
         assert k.reference is not None and all(sim.checks.values()), sim.violations

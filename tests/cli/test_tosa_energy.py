@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from polyjoule.cli import app
+from polyjoule.reports.tables import energy
 
 runner = CliRunner()
 
@@ -48,7 +49,7 @@ def test_totals_sum_the_layers_as_mapped_alone(tmp_path, objective):
     assert r.exit_code == 0, r.output
     last = r.output.strip().splitlines()[-1]
     assert last == (f"total over 2 mapped layer(s): makespan {t['makespan']:,} cycles, "
-                    f"energy {t['energy_pj']:,.1f} pJ")
+                    f"energy {energy(t['energy_pj'])}")
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -116,7 +116,9 @@ def machine_target(target: str | None, machine: str | None, echo: bool = True
     chosen = targets.on_machine(before, machine)
     header = targets.machine_header(chosen)
     if echo and header:
-        typer.echo(f"# {header}")
+        from polyjoule.reports.tables import comment
+
+        comment(header)
     targets.register(chosen)
     try:
         yield

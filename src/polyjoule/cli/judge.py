@@ -32,19 +32,21 @@ def _program(path: Path, build: Any) -> tuple[list[Any], list[int] | None]:
 
 
 def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
+    from polyjoule.reports.tables import echo
+
     name = v.spec.name
-    typer.echo(f"spec {name}: {v.spec.einsum} {v.spec.dims}  ({v.spec.stresses})")
+    echo(f"spec {name}: {v.spec.einsum} {v.spec.dims}  ({v.spec.stresses})")
     if v.mapping != "-" or program is None:
-        typer.echo(f"program: the mapper's best, {v.mapping}")
+        echo(f"program: the mapper's best, {v.mapping}")
     if v.status in ("SKIPPED", "NOT MAPPED"):
-        typer.echo(f"{v.status}: {v.detail}")
+        echo(f"{v.status}: {v.detail}")
     elif v.rejection is not None:
-        typer.echo(v.rejection.render(program))
+        echo(v.rejection.render(program))
     else:
-        typer.echo("legal: isa, encoding, protocol, spec layers pass")
+        echo("legal: isa, encoding, protocol, spec layers pass")
         for c in v.cases:
-            typer.echo(f"  correct[{c.dist:6s}] {c.total - c.wrong}/{c.total} output bytes "
-                       f"match the gold, {c.clobbered} bytes changed outside the window")
+            echo(f"  correct[{c.dist:6s}] {c.total - c.wrong}/{c.total} output bytes "
+                 f"match the gold, {c.clobbered} bytes changed outside the window")
         s = v.speed
         ref = (f"; reference submission: {s.reference[0]} {s.reference[1]} -> estimate "
                f"{s.reference[2]}, cosim "
@@ -55,12 +57,12 @@ def _print_verdict(v: Any, program: Any, cfg: Any) -> None:
                     f"({s.cosim.series})")
         pace = {None: "", True: "; fast (estimate within 10% of the reference's)",
                 False: "; SLOW (estimate more than 10% above the reference's)"}[s.fast]
-        typer.echo(f"fast: model {s.model} cycles; estimate {s.estimate:.0f} "
-                   f"(critical {s.unit} {s.work}){ref}{pace}")
+        echo(f"fast: model {s.model} cycles; estimate {s.estimate:.0f} "
+             f"(critical {s.unit} {s.work}){ref}{pace}")
         if v.status == "KNOWN GAP":
-            typer.echo(f"known gap: {v.detail}")
-    typer.echo(f"VERDICT {name} {v.status.replace(' ', '_')}"
-               + (f" {v.rejection.layer}/{v.rejection.rule}" if v.rejection else ""))
+            echo(f"known gap: {v.detail}")
+    echo(f"VERDICT {name} {v.status.replace(' ', '_')}"
+         + (f" {v.rejection.layer}/{v.rejection.rule}" if v.rejection else ""))
 
 
 def _row(v: Any) -> list[str]:
@@ -75,24 +77,21 @@ def _row(v: Any) -> list[str]:
             str(s.cosim.cycles) if s and s.cosim else "-"]
 
 
-def _corpus(build: Any, seed: int) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
+def _corpus(build: Any, seed: int, wide: bool = False) -> None:
+    from polyjoule.reports.tables import Column, print_table
     from polyjoule.targets.tinytpu import corpus
     from polyjoule.targets.tinytpu.judge import judge_best
 
     verdicts = [judge_best(corpus.load(n), build.cfg, seed) for n in corpus.names()]
-    t = Table(title=f"judge --corpus on build {build.name} (wrong/clobbered bytes per "
-              "distribution: small mid full corner; ref = the reference submission, T=4 "
-              "MAXDIM=16 QD=8 era; cosim = published figure of this exact program on this "
-              "build)", title_justify="left")
-    for col in ("spec", "mapping", "verdict", "cases / reason", "model", "estimate",
-                "ref est.", "ref cosim", "cosim"):
-        t.add_column(col)
-    for v in verdicts:
-        t.add_row(*_row(v))
-    Console(width=200).print(t)
+    print_table(f"judge --corpus on build {build.name} (wrong/clobbered bytes per "
+                "distribution: small mid full corner; ref = the reference submission, T=4 "
+                "MAXDIM=16 QD=8 era; cosim = published figure of this exact program on this "
+                "build)",
+                [Column("spec", fold=False), Column("mapping", fold=False),
+                 Column("verdict", fold=False), Column("cases / reason"),
+                 *(Column(c, number=True) for c in ("model", "estimate", "ref est.",
+                                                    "ref cosim", "cosim"))],
+                [_row(v) for v in verdicts], wide=wide)
     n = Counter(v.status for v in verdicts)
     line = (f"JUDGE corpus build={build.name} specs={len(verdicts)} "
             + " ".join(f"{s.replace(' ', '_')}={n[s]}" for s in STATUSES))
@@ -102,12 +101,13 @@ def _corpus(build: Any, seed: int) -> None:
 
 
 def _list() -> None:
+    from polyjoule.reports.tables import echo
     from polyjoule.targets.tinytpu import corpus
 
     for n in corpus.names():
         s = corpus.load(n)
         gap = "  [known gap]" if s.known_gap else ""
-        typer.echo(f"{n:28s} {s.einsum:14s} {s.stresses}{gap}")
+        echo(f"{n:28s} {s.einsum:14s} {s.stresses}{gap}", indent=44)
 
 
 @handles_errors
@@ -120,6 +120,7 @@ def judge_cmd(
     list_: bool = typer.Option(False, "--list", help="List the corpus specs."),
     all_: bool = typer.Option(False, "--corpus", help="Grade the whole corpus in one table."),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the operand and prefill draws."),
+    wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
 ) -> None:
     """Grade a program against a workload spec: legal (4 layers), correct (4 distributions), fast.
 
@@ -132,9 +133,11 @@ def judge_cmd(
         _list()
         return
     build = builds.load(machine)
-    typer.echo(f"# {build.header()}")
+    from polyjoule.reports.tables import comment
+
+    comment(build.header())
     if all_:
-        _corpus(build, seed)
+        _corpus(build, seed, wide)
         return
     if spec is None:
         raise SpecError("judge: give SPEC [PROGRAM], or --corpus, or --list")

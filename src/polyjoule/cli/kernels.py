@@ -14,7 +14,6 @@ from polyjoule.errors import SpecError
 from polyjoule.model.dtypes import DTYPES
 
 if TYPE_CHECKING:
-    from rich.console import Console
 
     from polyjoule.frontends.pra_outline import KernelOutline, PhaseOutline
     from polyjoule.model.pra import PRA, Kernel
@@ -88,32 +87,26 @@ def dump_yaml(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _show_pra(console: Console, pra: PRA | PhaseOutline, index: int, total: int) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+def _show_pra(con: Any, pra: PRA | PhaseOutline, index: int, total: int) -> None:
+    from polyjoule.frontends.pra_dump import condition_text
+    from polyjoule.reports.tables import Column, echo, print_table
 
     head = f"phase {index + 1}/{total}: " if total > 1 else ""
-    console.print(f"[bold]{head}{escape(pra.name)}[/bold]  dtype {pra.dtype}, "
-                  f"{pra.n} dims, {len(pra.statements)} statements")
-    mins = ", ".join(f"{p} >= {lo}" for p, lo in pra.param_min)
-    console.print(f"  parameters: {escape(mins)}")
+    echo(f"{head}{pra.name}  dtype {pra.dtype}, {pra.n} dims, {len(pra.statements)} statements",
+         con=con)
+    echo("  parameters: " + ", ".join(f"{p} >= {lo}" for p, lo in pra.param_min), con=con)
     for d in pra.dims:
-        console.print(f"  dim {escape(d.name)}: {escape(str(d.lower))} .. {escape(str(d.upper))}"
-                      f"  (tiling box 0 <= {escape(d.name)} < {escape(str(d.extent))})")
+        echo(f"  dim {d.name}: {d.lower} .. {d.upper}  (tiling box 0 <= {d.name} < {d.extent})",
+             con=con)
     for t in pra.tensors:
-        shape = ", ".join(str(s) for s in t.shape)
-        console.print(f"  tensor {escape(t.name)}[{escape(shape)}]: {t.kind}")
+        echo(f"  tensor {t.name}[{', '.join(str(s) for s in t.shape)}]: {t.kind}", con=con)
     if pra.scalars:
-        console.print("  scalars: " + escape(", ".join(f"{k} = {v:g}" for k, v in pra.scalars)))
-    table = Table(show_edge=False, pad_edge=False)
-    for col in ("id", "kind", "statement", "when"):
-        table.add_column(col)
-    from polyjoule.frontends.pra_dump import condition_text
-
-    for s in pra.statements:
-        when = " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always"
-        table.add_row(escape(s.id), s.kind, escape(s.text), escape(when))
-    console.print(table)
+        echo("  scalars: " + ", ".join(f"{k} = {v:g}" for k, v in pra.scalars), con=con)
+    print_table(None, [Column("id", fold=False), Column("kind", fold=False),
+                       Column("statement"), Column("when")],
+                [(s.id, s.kind, s.text,
+                  " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always")
+                 for s in pra.statements], con=con)
 
 
 def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
@@ -130,17 +123,16 @@ def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
                                                          f"{k.name}.yaml").read_text()
 
 
-def _show_kernel(k: Kernel | KernelOutline) -> None:
-    from rich.console import Console
-    from rich.markup import escape
+def _show_kernel(k: Kernel | KernelOutline, wide: bool = False) -> None:
+    from polyjoule.reports.tables import console, echo
 
-    console = Console(width=200, highlight=False)
-    console.print(f"[bold]{escape(k.name)}[/bold]: {escape(k.description or '')}")
-    console.print(f"parameters: {escape(', '.join(k.params))}")
+    con = console(wide)
+    echo(f"{k.name}: {k.description or ''}", con=con)
+    echo(f"parameters: {', '.join(k.params)}", con=con)
     for ds, vals in k.datasets.items():
-        console.print(f"  {escape(ds)}: " + escape(", ".join(f"{p}={v}" for p, v in vals.items())))
+        echo(f"  {ds}: " + ", ".join(f"{p}={v}" for p, v in vals.items()), con=con)
     for i, ph in enumerate(k.phases):
-        _show_pra(console, ph, i, len(k.phases))
+        _show_pra(con, ph, i, len(k.phases))
 
 
 def _derive(source: str | None, einsum: str | None, extents: str | None, name: str | None,
@@ -166,6 +158,7 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def list_(
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
         import json
@@ -176,20 +169,16 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps({"kernels": rows}, indent=1))
             return
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.table import Table
+        from polyjoule.reports.tables import Column, print_table
 
-        table = Table(title="built-in kernels")
-        for col in ("kernel", "parameters", "datasets", "phases", "dims", "statements",
-                    "description"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(escape(r["name"]), escape(", ".join(r["params"])),
-                          escape(", ".join(r["datasets"])), str(r["phases"]),
-                          "+".join(map(str, r["dims"])), "+".join(map(str, r["statements"])),
-                          escape(r["description"]))
-        Console(width=200).print(table)
+        print_table("built-in kernels",
+                    [Column("kernel", fold=False), Column("parameters"), Column("datasets"),
+                     Column("phases", number=True), Column("dims", fold=False),
+                     Column("statements", fold=False), Column("description")],
+                    [(r["name"], ", ".join(r["params"]), ", ".join(r["datasets"]),
+                      str(r["phases"]), "+".join(map(str, r["dims"])),
+                      "+".join(map(str, r["statements"])), r["description"]) for r in rows],
+                    wide=wide)
 
     @app.command()
     @handles_errors
@@ -198,13 +187,14 @@ def register(app: typer.Typer) -> None:
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
         include: list[str] | None = typer.Option(None, "-I", "--include", help=_INCLUDE_HELP),
         define: list[str] | None = typer.Option(None, "-D", "--define", help=_DEFINE_HELP),
+        wide: bool = typer.Option(False, "--wide", help="Full tables, whatever the terminal's width."),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
         k = _displayed(kernel, include, define)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
-        _show_kernel(k)
+        _show_kernel(k, wide)
 
     @app.command()
     @handles_errors
@@ -229,7 +219,9 @@ def register(app: typer.Typer) -> None:
 
         k = _derive(source, einsum, extents, name, dtype, include, define)
         text = dump_yaml(kernel_data(k))
-        if output is None:
-            sys.stdout.write(text)
+        if output is None:  # flow YAML folds at spaces: the wrapped lines load the same
+            from polyjoule.reports.tables import width, wrap
+
+            sys.stdout.write("\n".join(wrap(text.rstrip("\n"), width())) + "\n")
         else:
             write_atomic(output, text)

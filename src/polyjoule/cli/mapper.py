@@ -30,11 +30,17 @@ EVIDENCE = ("evidence: encodable = passes the checker and the reference model ag
             "device); measured = the exact program has published measured cycles")
 
 
-def _console() -> Console:
-    """Wide enough that nest labels and details do not wrap when piped."""
-    from rich.console import Console
+def _console(wide: bool = False) -> Console:
+    """The terminal's width (``--wide``: unlimited); tables fold text, never a number."""
+    from polyjoule.reports.tables import console
 
-    return Console(width=max(120, Console().width))
+    return console(wide)
+
+
+def _say(con: Console, text: str) -> None:
+    from polyjoule.reports.tables import echo
+
+    echo(text, con=con)
 
 
 def parse_shape(text: str, ranks: tuple[str, ...], workload: str) -> dict[str, int]:
@@ -119,11 +125,16 @@ def _both(target: Any, cand: Any) -> dict[str, float]:
 
 
 #: column headers with their units, where the key alone does not say them
-HEADERS = {"energy_pj": "energy (pJ)", "edp": "EDP (pJ x cycles)"}
+HEADERS = {"energy_pj": "energy", "edp": "EDP (energy x cycles)"}
 
 
-def _cell(value: Any) -> str:
-    return f"{value:,.1f}" if isinstance(value, float) else str(value)
+def _cell(name: str, value: Any) -> str:
+    """Energies (and energy x cycles) in engineering units, counts exact."""
+    from polyjoule.reports.tables import count, energy
+
+    if name in ("energy_pj", "edp"):
+        return energy(value)
+    return count(value) if isinstance(value, int) else str(value)
 
 
 def _census_rows(res: Any) -> list[dict[str, Any]]:
@@ -133,74 +144,70 @@ def _census_rows(res: Any) -> list[dict[str, Any]]:
 
 def _print_census(con: Console, target: Any, res: Any,
                   independent: Mapping[str, int] | None) -> None:
-    from rich.table import Table
-
+    from polyjoule.reports.tables import Column, print_table
     from polyjoule.search import target as targets
 
     if res.census.total:
-        t = Table(title="refusals (first cause; every cause)", title_justify="left")
-        for col in ("first", "every", "kind", "cause", "example nest", "detail"):
-            t.add_column(col, justify="right" if col in ("first", "every") else "left")
-        for r in res.census.rows():
-            t.add_row(str(r.first), str(r.any), str(r.kind), r.cause, r.example, r.detail)
-        con.print(t)
+        print_table("refusals (first cause; every cause)",
+                    [Column("first", number=True), Column("every", number=True),
+                     Column("kind", fold=False), Column("cause", fold=False),
+                     Column("example nest", fold=False), Column("detail")],
+                    [(str(r.first), str(r.any), str(r.kind), r.cause, r.example, r.detail)
+                     for r in res.census.rows()], con=con)
         k1, k2 = res.census.by_kind(), res.census.by_kind(every=True)
-        con.print(f"express vs refuse: {k1['express']} vs {k1['refuse']} by first cause; "
+        _say(con, f"express vs refuse: {k1['express']} vs {k1['refuse']} by first cause; "
                   f"{k2['express']} vs {k2['refuse']} counting every cause")
     if independent is not None:
-        t = Table(title="independent census (each structural predicate asked of every nest)",
-                  title_justify="left")
-        t.add_column("nests", justify="right")
-        t.add_column("kind")
-        t.add_column("cause")
-        for cause, n in sorted(independent.items(), key=lambda kv: (-kv[1], kv[0])):
-            t.add_row(str(n), str(targets.kind(target, cause)), cause)
-        con.print(t)
+        print_table("independent census (each structural predicate asked of every nest)",
+                    [Column("nests", number=True), Column("kind", fold=False),
+                     Column("cause", fold=False)],
+                    [(str(n), str(targets.kind(target, cause)), cause) for cause, n in
+                     sorted(independent.items(), key=lambda kv: (-kv[1], kv[0]))], con=con)
 
 
 def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
-    from rich.table import Table
+    from polyjoule.reports.tables import Column, print_table
 
     names = res.best.cost.names
-    t = Table(title=f"top {len(cands)} of {len(res.candidates)} candidates by "
-              f"({', '.join(names)})", title_justify="left")
     shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
     both = [k for k in ("makespan", "energy_pj") if k not in names and any(k in c for c in cands)]
-    for col in ("mapping", *shown, *names, *both, "bottleneck", "evidence"):
-        t.add_column(HEADERS.get(col, col), justify="left" if col in ("mapping", "bottleneck",
-                     "evidence") else "right")
-    for c in cands:
-        t.add_row(c["mapping"], *(str(c.get(k, "")) for k in shown),
-                  *(_cell(c[n]) for n in (*names, *both)),
-                  f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"])
-    con.print(t)
+    print_table(f"top {len(cands)} of {len(res.candidates)} candidates by ({', '.join(names)})",
+                [Column("mapping", fold=False), *(Column(k, number=True) for k in shown),
+                 *(Column(HEADERS.get(n, n), number=True) for n in (*names, *both)),
+                 Column("bottleneck"), Column("evidence")],
+                [(c["mapping"], *(str(c.get(k, "")) for k in shown),
+                  *(_cell(n, c[n]) for n in (*names, *both)),
+                  f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"]) for c in cands],
+                con=con)
 
 
 def _print_choice(con: Console, target: Any, res: Any) -> None:
     from polyjoule.search import target as targets
 
     best = res.best
-    con.print(f"chosen: [bold]{best.label}[/]  cost {best.cost}"
-              + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else ""))
+    from polyjoule.reports.tables import count, energy
+
+    _say(con, f"chosen: {best.label}  cost {best.cost}"
+         + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else ""))
     e = _breakdown(target, best).get("energy")
     if e is not None:
         top = sorted(e["pj"].items(), key=lambda kv: -kv[1])[:4]
-        con.print(f"energy {e['total_pj']:,.1f} pJ, most in: " + ", ".join(
-            f"{k} {v:,.0f} pJ ({e['counts'][k]:,})" for k, v in top))
+        _say(con, f"energy {energy(e['total_pj'])}, most in: " + ", ".join(
+            f"{k} {energy(v)} ({count(e['counts'][k])})" for k, v in top))
     m, ru = res.margin(), res.runner_up
     if ru is None:
-        con.print("margin: no runner-up (the only encodable nest)")
+        _say(con, "margin: no runner-up (the only encodable nest)")
     elif m is None:
-        con.print(f"margin: runner-up {ru.label} {ru.cost}; {target.name} has no error bar")
+        _say(con, f"margin: runner-up {ru.label} {ru.cost}; {target.name} has no error bar")
     else:
-        con.print(
-            f"margin: runner-up {ru.label} {ru.cost} is {m.ratio:.2f}x the best "
-            f"{best.cost.names[0]}; {m.basis} that is {m.gap:.0f} {m.unit}, "
-            + ("beyond the error bar." if m.exceeds_error_bar else
-               "within the error bar: the ranking is not established."))
+        _say(con,
+             f"margin: runner-up {ru.label} {ru.cost} is {m.ratio:.2f}x the best "
+             f"{best.cost.names[0]}; {m.basis} that is {m.gap:.0f} {m.unit}, "
+             + ("beyond the error bar." if m.exceeds_error_bar else
+                "within the error bar: the ranking is not established."))
     for line in targets.notes(target):
-        con.print(line)
-    con.print(EVIDENCE)
+        _say(con, line)
+    _say(con, EVIDENCE)
 
 
 def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any]],
@@ -208,12 +215,12 @@ def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any
     from polyjoule.search import target as targets
 
     title = f"{res.problem.title} on {targets.describe(target)}"
-    con.print(f"[bold]{title}[/]: {res.considered} nests, {len(res.candidates)} encodable"
-              + (f" (relieved: {', '.join(sorted(res.relieved))})" if res.relieved else ""))
+    _say(con, f"{title}: {res.considered} nests, {len(res.candidates)} encodable"
+         + (f" (relieved: {', '.join(sorted(res.relieved))})" if res.relieved else ""))
     _print_census(con, target, res, independent)
     if relief is not None:
         named = relief.base.census.any_counts[relief.cause]
-        con.print(f"relieve {relief.cause}: it refused {named} nests, {len(relief.alone)} of "
+        _say(con, f"relieve {relief.cause}: it refused {named} nests, {len(relief.alone)} of "
                   f"them alone; {len(relief.returned)} returned encodable; what binds the "
                   f"{named} next: "
                   + (", ".join(f"{c} {n}" for c, n in relief.rebound.most_common()) or "-"))
@@ -223,7 +230,8 @@ def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any
 
 
 def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, slots: int,
-                census: bool, relieve: str | None, as_json: bool, verify: bool) -> None:
+                census: bool, relieve: str | None, as_json: bool, verify: bool,
+                wide: bool = False) -> None:
     from polyjoule.library import workloads as registry
     from polyjoule.search import census as census_mod
     from polyjoule.search import target as targets
@@ -268,7 +276,7 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
                               "returned": len(relief.returned), "rebound": dict(relief.rebound)}
         typer.echo(json.dumps(doc, indent=2))
     else:
-        _print_search(_console(), tgt, res, cands, indep, relief)
+        _print_search(_console(wide), tgt, res, cands, indep, relief)
     if not res.candidates:
         raise InfeasibleMapping(f"{problem.title}: every nest was refused")
 
@@ -295,7 +303,7 @@ def _energy_header(tgt: Any) -> dict[str, Any]:
     return out
 
 
-def _gate_cmd(target_name: str | None, as_json: bool) -> None:
+def _gate_cmd(target_name: str | None, as_json: bool, wide: bool = False) -> None:
     from polyjoule.search import gate
     from polyjoule.search import target as targets
 
@@ -310,34 +318,34 @@ def _gate_cmd(target_name: str | None, as_json: bool) -> None:
              "published": r.published, "failures": r.failures} for r in result.rows],
             "verdict": result.verdict()}, indent=2))
     else:
-        _print_gate(tgt, result)
+        _print_gate(tgt, result, wide)
     if not result.ok:
         raise ValidationMismatch(result.verdict())
 
 
-def _print_gate(tgt: Any, result: Any) -> None:
-    from rich.table import Table
-
+def _print_gate(tgt: Any, result: Any, wide: bool = False) -> None:
+    from polyjoule.reports.tables import Column, print_table
     from polyjoule.search import target as targets
 
-    t = Table(title=f"gate on {targets.describe(tgt)}", title_justify="left")
-    for col in ("problem", "nests", "encodable", "verified", "best", "cost", "published"):
-        t.add_column(col, justify="left" if col in ("problem", "best") else "right")
+    con = _console(wide)
+    rows = []
     for r in result.rows:
         b = r.result.best
-        t.add_row(r.problem.title, str(r.result.considered), str(len(r.result.candidates)),
-                  str(r.verified), b.label if b else "-", str(b.cost) if b else "-",
-                  str(r.published) if r.published is not None else "-")
-    _console().print(t)
+        rows.append((r.problem.title, str(r.result.considered), str(len(r.result.candidates)),
+                     str(r.verified), b.label if b else "-", str(b.cost) if b else "-",
+                     str(r.published) if r.published is not None else "-"))
+    print_table(f"gate on {targets.describe(tgt)}",
+                [Column("problem"), Column("nests", number=True),
+                 Column("encodable", number=True), Column("verified", number=True),
+                 Column("best", fold=False), Column("cost", fold=False),
+                 Column("published", fold=False)], rows, con=con)
     for r in result.rows:
         for f in r.failures:
-            typer.echo(f"FAIL {f}")
-    typer.echo(result.verdict())
+            _say(con, f"FAIL {f}")
+    _say(con, result.verdict())
 
 
-def _list_cmd(as_json: bool) -> None:
-    from rich.table import Table
-
+def _list_cmd(as_json: bool, wide: bool = False) -> None:
     from polyjoule.library import workloads as registry
     from polyjoule.search import target as targets
 
@@ -348,16 +356,15 @@ def _list_cmd(as_json: bool) -> None:
              "contractions": [list(c) for c in w.contractions], "epilogue": list(w.epilogue)}
             for w in wls], "targets": targets.names()}, indent=2))
         return
-    t = Table(title="workloads", title_justify="left")
-    for col in ("name", "ranks", "reduce", "result =", "epilogue"):
-        t.add_column(col)
-    for w in wls:
-        terms = " + ".join(f"{a}@{b}" for a, b in w.contractions)
-        t.add_row(w.name, ",".join(w.ranks), ",".join(w.reduce), terms,
-                  ",".join(w.epilogue) or "-")
-    con = _console()
-    con.print(t)
-    con.print("targets: " + ", ".join(targets.describe(targets.get(n)) for n in targets.names()))
+    from polyjoule.reports.tables import Column, print_table
+
+    con = _console(wide)
+    print_table("workloads", [Column("name", fold=False), Column("ranks"), Column("reduce"),
+                              Column("result ="), Column("epilogue")],
+                [(w.name, ",".join(w.ranks), ",".join(w.reduce),
+                  " + ".join(f"{a}@{b}" for a, b in w.contractions), ",".join(w.epilogue) or "-")
+                 for w in wls], con=con)
+    _say(con, "targets: " + ", ".join(targets.describe(targets.get(n)) for n in targets.names()))
 
 
 @handles_errors
@@ -385,6 +392,7 @@ def map_cmd(
                                          "default), energy or edp (energy x cycles)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
                                              "table file overriding the shipped one."),
+    wide: bool = typer.Option(False, "--wide", help="Full tables, whatever the terminal's width."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
@@ -393,7 +401,7 @@ def map_cmd(
     with machine_target(target, machine, echo=not as_json), \
             objective_target(target, objective, energy_table):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
-             list_, tosa)
+             list_, tosa, wide)
 
 
 @contextmanager
@@ -421,21 +429,21 @@ def objective_target(target: str | None, objective: str | None,
 
 def _map(workload: str | None, shape: str | None, target: str, top: int, slots: int,
          census: bool, relieve: str | None, as_json: bool, no_verify: bool, gate: bool,
-         list_: bool, tosa: Path | None) -> None:
+         list_: bool, tosa: Path | None, wide: bool = False) -> None:
     if tosa is not None:
         from polyjoule.cli.tosa import map_tosa_file
 
-        raise typer.Exit(map_tosa_file(str(tosa), top=top, json=as_json))
+        raise typer.Exit(map_tosa_file(str(tosa), top=top, json=as_json, wide=wide))
     if list_:
-        _list_cmd(as_json)
+        _list_cmd(as_json, wide)
     elif gate:
-        _gate_cmd(target, as_json)
+        _gate_cmd(target, as_json, wide)
     elif workload is None or shape is None:
         raise SpecError("map: give WORKLOAD and SHAPE (e.g. gemm.relu 16x16x16), "
                         "or --gate, or --list")
     else:
         _search_cmd(workload, shape, target, top, slots, census, relieve, as_json,
-                    not no_verify)
+                    not no_verify, wide)
 
 
 def register(app: typer.Typer) -> None:

@@ -88,6 +88,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
         memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
         from polyjoule.analysis.simulator import simulate as run
@@ -100,30 +101,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
         else:
-            from rich.console import Console
-            from rich.table import Table
-
-            console = Console()
-            t = Table(title=f"simulated {k.name} on a {arr[0]}x{arr[1]} array "
-                            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
-            t.add_column("what")
-            t.add_column("count", justify="right")
-            counts = r.counts
-            for c in CLASSES:
-                t.add_row(c, f"{counts[c]:,}")
-            for op, n in counts["ops"].items():
-                t.add_row(f"op {op}", f"{n:,}")
-            t.add_row("makespan (cycles)", f"{r.makespan:,}")
-            console.print(t)
-            for ph in r.phases:
-                s = ph.schedule
-                console.print(f"{ph.name}: lambda_J={list(s.lambda_J)} lambda_K={list(s.lambda_K)} "
-                              f"p={list(s.p)} t={list(s.t)} L_c={s.timing.L_c} "
-                              f"makespan={ph.makespan:,}")
-            console.print("checks: " + ", ".join(f"{n} {_word(v)}" for n, v in checks_of(r).items())
-                          + f"   ({r.seconds:.2f} s)")
-            for v in r.violations:
-                console.print(f"  {v}")
+            _print_simulation(k, arr, values, r, wide)
         if not r.ok:
             raise ValidationMismatch(f"simulation of {k.name} failed its checks: "
                                      f"{r.violations[0] if r.violations else ''}")
@@ -141,6 +119,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
         memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
         from polyjoule.analysis import analyze
@@ -165,28 +144,64 @@ def register(app: typer.Typer) -> None:
                          for w_, s_, m_, ok in rows],
                 "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
         else:
-            from rich.console import Console
-            from rich.table import Table
-
-            t = Table(title=f"validate {k.name} on a {arr[0]}x{arr[1]} array "
-                            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
-            for col in ("what", "symbolic", "simulated", ""):
-                t.add_column(col, justify="left" if col == "what" else "right")
-            for w_, s_, m_, ok in rows:
-                t.add_row(w_, _fmt(s_), _fmt(m_),
-                          "n/a" if ok is None else "[green]ok[/]" if ok else "[red]DIFFERS[/]")
-            Console().print(t)
+            _print_validation(k, arr, values, rows, wide)
         if bad:
             raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "
                                      f"(first: {bad[0][0]}: {bad[0][1]} vs {bad[0][2]})")
 
 
-def _fmt(x: Any) -> str:
+def _fmt(x: Any, what: str) -> str:
+    """A compared value: counts exact; energies in engineering units (exact in ``--json``)."""
+    from polyjoule.reports.tables import count, energy
+
     if isinstance(x, float):
-        return f"{x:,.3f}"
+        return energy(x) if what.startswith("energy") else f"{x:,.3f}"
     if isinstance(x, int):
-        return f"{x:,}"
+        return count(x)
     return str(x)
+
+
+def _title(verb: str, k: Kernel, arr: tuple[int, int], values: dict[str, int]) -> str:
+    return (f"{verb} {k.name} on a {arr[0]}x{arr[1]} array "
+            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
+
+
+def _print_simulation(k: Kernel, arr: tuple[int, int], values: dict[str, int], r: Any,
+                      wide: bool) -> None:
+    from polyjoule.reports.tables import Column, console, count, echo, print_table
+
+    con = console(wide)
+    rows = [(f"{c} accesses", count(r.counts[c])) for c in CLASSES]
+    rows += [(f"op {op} executions", count(n)) for op, n in r.counts["ops"].items()]
+    rows.append(("makespan (cycles)", count(r.makespan)))
+    print_table(_title("simulated", k, arr, values),
+                [Column("what", fold=False), Column("number", number=True)], rows, con=con)
+    for ph in r.phases:
+        s = ph.schedule
+        echo(f"{ph.name}: lambda_J={list(s.lambda_J)} lambda_K={list(s.lambda_K)} "
+             f"p={list(s.p)} t={list(s.t)} L_c={s.timing.L_c} makespan={ph.makespan:,}", con=con)
+    echo("checks: " + ", ".join(f"{n} {_word(v)}" for n, v in checks_of(r).items())
+         + f"   ({r.seconds:.2f} s)", con=con)
+    for v in r.violations:
+        echo(f"  {v}", con=con)
+
+
+def _print_validation(k: Kernel, arr: tuple[int, int], values: dict[str, int],
+                      rows: list[tuple[str, Any, Any, bool | None]], wide: bool) -> None:
+    from rich.text import Text
+
+    from polyjoule.reports.tables import Column, print_table
+
+    def mark(ok: bool | None) -> Text:
+        return (Text("n/a") if ok is None else Text("ok", style="green") if ok
+                else Text("DIFFERS", style="red"))
+
+    print_table(_title("validate", k, arr, values),
+                [Column("what", fold=False), Column("symbolic", number=True),
+                 Column("simulated", number=True), Column("", fold=False)],
+                [(w_.removesuffix(" (pJ)"), _fmt(s_, w_), _fmt(m_, w_), mark(ok))
+                 for w_, s_, m_, ok in rows],
+                wide=wide)
 
 
 def compare(sym_counts: dict[str, Any], sym_energy: dict[str, Any], latency: int,

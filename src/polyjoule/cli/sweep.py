@@ -60,12 +60,12 @@ class _LazyProgress:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:,.4g}" if abs(x) < 1e5 else f"{x:.3e}"
+    """Short (exact values in --csv/--json): ``4,096`` or ``2.06e+09``."""
+    return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:.2e}"
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+    from polyjoule.reports.tables import Column, count, energy, print_table
 
     cols = result.columns
     if sort not in cols:
@@ -73,25 +73,54 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     idx = result.order_by(sort)
     if sort == "utilisation":
         idx = idx[::-1]
-    t = Table(title=f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
-                    f"by {sort} (* = Pareto front of its problem size)")
     multi_table = len(result.meta.get("tables", [])) > 1
     show = [c for c in ("tile", "order") if len(set(cols[c].tolist())) > 1]
-    heads = ["array", *show, *(["table"] if multi_table else []), *result.params,
-             "energy pJ", "DR %", "latency cyc", "EDP pJ*cyc", "util", "P"]
-    for h in heads:
-        t.add_column(h, justify="left" if h in ("array", "tile", "order", "table") else "right")
+    heads = [Column("array", fold=False), *(Column(c, fold=False) for c in show),
+             *([Column("table")] if multi_table else []),
+             *(Column(p, number=True) for p in result.params),
+             Column("energy", number=True), Column("DR %", number=True),
+             Column("cycles", number=True), Column("EDP", number=True),
+             Column("util", number=True), Column("P", fold=False)]
+    rows = []
     for i in idx[:top]:
         e = float(cols["energy_pj"][i])
         row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
         if multi_table:
-            row.append(escape(str(cols["table"][i])[:24]))
-        row += [str(int(cols[p][i])) for p in result.params]
-        row += [_fmt(e), f"{100 * float(cols['energy.DR'][i]) / e:.1f}" if e else "-",
-                f"{int(cols['latency_cycles'][i]):,}", _fmt(float(cols["edp"][i])),
+            row.append(str(cols["table"][i]))
+        row += [count(int(cols[p][i])) for p in result.params]
+        row += [energy(e), f"{100 * float(cols['energy.DR'][i]) / e:.1f}" if e else "-",
+                count(int(cols["latency_cycles"][i])), _fmt(float(cols["edp"][i])),
                 f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
-        t.add_row(*row)
-    console.print(t)
+        rows.append(row)
+    print_table(f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
+                f"by {sort} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
+                "size)", heads, rows, con=console)
+
+
+def _print_summary(out: Console, console: Console, result: Any, store: Any,
+                   written: list[Path], seconds: float) -> None:
+    """The lines under the table: sizes and timing, skipped points, the cache, files written."""
+    from rich.markup import escape
+
+    from polyjoule.reports.tables import echo
+
+    m = result.meta
+    s = m["seconds"]
+    echo(f"{m['points']:,} design points ({m['problem_sizes']:,} sizes x {m['mappings']} "
+         f"mappings x {len(m['tables'])} tables) in {seconds:.2f} s: derive "
+         f"{s['derive']:.2f} s, schedule {s['schedule']:.2f} s, evaluate {s['evaluate']:.3f} s",
+         con=out)
+    if m["skipped_infeasible"]:
+        echo(f"skipped {m['skipped_infeasible']:,} infeasible (mapping, size) pairs", con=out)
+    if store is not None:
+        st = store.stats
+        echo(f"formula cache {store.directory}: {st.hits} hits, {st.misses} misses"
+             + (f", {st.rejected} untrusted entries re-derived" if st.rejected else "")
+             + (f", rebuilt {st.rebuilt}x" if st.rebuilt else ""), con=out)
+        for note in st.notes[:3]:
+            console.print(escape(note))
+    for p in written:
+        echo(f"wrote {p}", con=out)
 
 
 def register(app: typer.Typer) -> None:
@@ -131,6 +160,7 @@ def register(app: typer.Typer) -> None:
                                        "simulator and the scalar evaluation (exact equality)."),
         validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
                                          "validated point may have (simulator cost)."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
 
@@ -138,7 +168,6 @@ def register(app: typer.Typer) -> None:
         point, from formulas derived once per mapping (cached) and evaluated vectorised.
         """
         from rich.console import Console
-        from rich.markup import escape
 
         from polyjoule.cli.symbolic import load_kernel
         from polyjoule.dse import space
@@ -150,7 +179,10 @@ def register(app: typer.Typer) -> None:
 
         t0 = time.perf_counter()
         console = Console(stderr=True)
-        out = Console(soft_wrap=True)
+        from polyjoule.reports.tables import console as plain_console
+        from polyjoule.reports.tables import echo
+
+        out = plain_console(wide)
         if top < 0 or validate_k < 0:
             raise SpecError("--top and --validate must be non-negative")
         k = load_kernel(kernel)
@@ -193,26 +225,11 @@ def register(app: typer.Typer) -> None:
             result.meta["scheduler"] = scheduler
         written = write_outputs(result, csv_out, json_out)
         _print_table(out, result, top, sort)
-        m = result.meta
-        s = m["seconds"]
-        out.print(f"{m['points']:,} design points ({m['problem_sizes']:,} sizes x {m['mappings']} mappings"
-                  f" x {len(m['tables'])} tables) in {time.perf_counter() - t0:.2f} s: derive "
-                  f"{s['derive']:.2f} s, schedule {s['schedule']:.2f} s, evaluate {s['evaluate']:.3f} s")
-        if m["skipped_infeasible"]:
-            out.print(f"skipped {m['skipped_infeasible']:,} infeasible (mapping, size) pairs")
-        if store is not None:
-            st = store.stats
-            out.print(escape(f"formula cache {store.directory}: {st.hits} hits, {st.misses} misses"
-                             + (f", {st.rejected} untrusted entries re-derived" if st.rejected else "")
-                             + (f", rebuilt {st.rebuilt}x" if st.rebuilt else "")))
-            for note in st.notes[:3]:
-                console.print(escape(note))
-        for p in written:
-            out.print(escape(f"wrote {p}"))
+        _print_summary(out, console, result, store, written, time.perf_counter() - t0)
         if result.validation is not None:
             from polyjoule.dse.validate import summary
 
-            out.print(summary(result.validation))
+            echo(summary(result.validation), con=out)
             if result.validation["mismatches"]:
                 raise ValidationMismatch(
                     f"--validate: {result.validation['mismatches']} sampled points differ from the "
@@ -245,7 +262,6 @@ def register(app: typer.Typer) -> None:
             path = plots.breakdown(cols, output, x=x, where=sel, title=title)
         else:
             path = plots.pareto(cols, output, where=sel, title=title)
-        from rich.console import Console
-        from rich.markup import escape
+        from polyjoule.reports.tables import echo
 
-        Console(soft_wrap=True).print(escape(f"wrote {path}"))
+        echo(f"wrote {path}")

@@ -82,6 +82,7 @@ def register(app: typer.Typer) -> None:
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
         as_latex: bool = typer.Option(False, "--latex", help="Show formulas as LaTeX."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
@@ -102,12 +103,14 @@ def register(app: typer.Typer) -> None:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
             typer.echo(json.dumps(out, indent=2))
             return
-        _print(k, a, r, extra)
+        _print(k, a, r, extra, wide)
         if as_latex:
-            typer.echo("LaTeX of the formulas:")
+            from polyjoule.reports.tables import echo
+
+            echo("LaTeX of the formulas:", wide)
             for phase, statement, case, tex in latex_rows(a, values):
                 head = f"{phase}: " if len(a.phases) > 1 else ""
-                typer.echo(f"  {head}{statement} {case}: ${tex}$")
+                echo(f"  {head}{statement} {case}: ${tex}$", wide)
 
 
 def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]]:
@@ -146,48 +149,53 @@ def _power(array: str, a: Any, r: Any, values: dict[str, int], extra: dict) -> d
     return {"clock_mhz": decl.clock_mhz, **s.to_json()}
 
 
-def _print(k: Kernel, a, r, extra: dict) -> None:  # type: ignore[no-untyped-def]
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from polyjoule.reports.tables import Column, console, count, echo, energy, print_table
 
-    console = Console()
-    t = Table(title=f"{k.name} on a {a.array[0]}x{a.array[1]} array "
-                    f"({', '.join(f'{p}={v}' for p, v in r.values.items())})")
-    for col in ("phase", "statement", "case", "class", "formula", "count", "energy pJ"):
-        t.add_column(col, justify="right" if col in ("count", "energy pJ") else "left")
+    con = console(wide)
     multi = len(a.phases) > 1
-    for v in r.volumes:
-        t.add_row(v.phase if multi else "", escape(f"{v.statement}: {v.text}"), v.case, v.cls, escape(v.formula),
-                  f"{v.value:,}", f"{v.energy_pj:,.1f}")
-    console.print(t)
-    s = Table(title="totals")
-    s.add_column("what")
-    s.add_column("count", justify="right")
-    s.add_column("energy pJ", justify="right")
-    for c in CLASSES:
-        s.add_row(c, f"{r.counts[c]:,}", f"{r.energy_pj['by_class'][c]:,.1f}")
-    for op, n in r.counts["ops"].items():
-        s.add_row(f"op {op}", f"{n:,}", f"{r.energy_pj['by_op'][op]:,.1f}")
-    s.add_row("total", "", f"{r.energy_pj['total']:,.1f}")
-    console.print(s)
+    print_table(
+        f"{k.name} on a {a.array[0]}x{a.array[1]} array "
+        f"({', '.join(f'{p}={v}' for p, v in r.values.items())})",
+        [Column("phase"), Column("statement"), Column("case", fold=False),
+         Column("class", fold=False), Column("formula"), Column("executions", number=True),
+         Column("energy", number=True)],
+        [(v.phase if multi else "", f"{v.statement}: {v.text}", v.case, v.cls, v.formula,
+          count(v.value), energy(v.energy_pj)) for v in r.volumes], con=con)
+    rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
+    rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
+             for op, n in r.counts["ops"].items()]
+    rows.append(("total", "", energy(r.energy_pj["total"])))
+    print_table("totals (accesses per location class, executions per operation)",
+                [Column("what", fold=False), Column("accesses / ops", number=True),
+                 Column("energy", number=True)], rows, con=con)
+    for line in _summary(a, r, extra):
+        echo(line, con=con)
+
+
+def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
+    """The lines under the tables: schedule, latency, static energy and power, timing."""
+    from polyjoule.reports.tables import energy
+
+    out = []
     for ph in extra.get("schedule", []):
         lj = ", ".join(f"{sym}={v}" if sym != str(v) else sym
                        for sym, v in zip(ph["lambda_J_symbolic"], ph["lambda_J"], strict=True))
         lk = ", ".join(f"{sym}={v}" if sym != str(v) else sym
                        for sym, v in zip(ph["lambda_K_symbolic"], ph["lambda_K"], strict=True))
-        console.print(escape(f"schedule {ph['phase']}: order {'<'.join(ph['order'])} (innermost "
-                             f"first), lambda_J = ({lj}), lambda_K = ({lk}), L_c = {ph['L_c']}, "
-                             f"latency {ph['latency_cycles']:,} cycles"))
+        out.append(f"schedule {ph['phase']}: order {'<'.join(ph['order'])} (innermost "
+                   f"first), lambda_J = ({lj}), lambda_K = ({lk}), L_c = {ph['L_c']}, "
+                   f"latency {ph['latency_cycles']:,} cycles")
     if len(extra.get("schedule", [])) > 1:
-        console.print(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
+        out.append(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
     if "static_pj" in extra:
         per_op = extra["energy_per_op_pj"]
-        console.print(f"static {extra['static_pj']:,.1f} pJ (" + ", ".join(
-            f"{c} {v:,.1f}" for c, v in extra["static_pj_by_component"].items())
-            + f"), dynamic {extra['dynamic_pj']:,.1f} pJ, total {extra['total_pj']:,.1f} pJ; "
+        out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(
+            f"{c} {energy(v)}" for c, v in extra["static_pj_by_component"].items())
+            + f"), dynamic {energy(extra['dynamic_pj'])}, total {energy(extra['total_pj'])}; "
             f"{extra['power_mw']:.3f} mW at {extra['clock_mhz']:g} MHz, "
             f"{extra['throughput_ips']:,.4g} iterations/s"
             + (f", {per_op:.3f} pJ/op" if per_op is not None else ""))
-    console.print(f"derived in {a.derive_seconds:.3f} s "
-                  f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
+    out.append(f"derived in {a.derive_seconds:.3f} s "
+               f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
+    return out

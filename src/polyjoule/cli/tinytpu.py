@@ -27,7 +27,9 @@ def _build(machine: str | None, config: str | None):  # -> Build
     from polyjoule.targets.tinytpu import builds
 
     build = builds.with_overrides(builds.load(machine), parse_assignments(config, "--config"))
-    typer.echo(f"# {build.header()}")  # a comment, so disasm output stays valid .tasm
+    from polyjoule.reports.tables import comment
+
+    comment(build.header())  # a comment, so disasm output stays valid .tasm
     return build
 
 
@@ -57,7 +59,28 @@ def disasm_cmd(
     from polyjoule.targets.tinytpu.disasm import disassemble
 
     build = _build(machine, config)
-    typer.echo(disassemble(_load(program, build), cfg=build.cfg), nl=False)
+    typer.echo(_listing(_load(program, build), disassemble, build.cfg), nl=False)
+
+
+def _listing(prog, disassemble, cfg) -> str:  # noqa: ANN001 - list[Instr], the disassembler
+    """The listing, narrowed to the terminal when it can be: AGU terms in the compact form
+    ``+fN:L*S``, then no pc labels. A program line is never wrapped (it must reassemble)."""
+    import re
+
+    from polyjoule.reports.tables import width
+
+    limit = width()
+    text = disassemble(prog, cfg=cfg)
+    if max(map(len, text.splitlines()), default=0) <= limit:
+        return text
+
+    def compact(listing: str) -> str:
+        return re.sub(r",? f(\d+) \+= iv(\d+)\*(\d+)", r" +f\1:\2*\3", listing)
+
+    text = compact(text)
+    if max(map(len, text.splitlines()), default=0) <= limit:
+        return text
+    return compact(disassemble(prog, pcs=False, cfg=cfg))
 
 
 @tinytpu_app.command("check")
@@ -68,6 +91,7 @@ def check_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
+    from polyjoule.reports.tables import echo
     from polyjoule.targets.tinytpu.assembler import assemble, header
 
     build = _build(machine, config)
@@ -75,10 +99,10 @@ def check_cmd(
     prog = _load(program, build)
     words = _in_file(program, assemble, prog, cfg)
     h = header(prog, cfg)
-    typer.echo(f"{program}: ok: {len(prog)} static instructions, {len(words)} words "
-               f"(IMEM_SIZE={cfg.IMEM_SIZE})")
+    echo(f"{program}: ok: {len(prog)} static instructions, {len(words)} words "
+         f"(IMEM_SIZE={cfg.IMEM_SIZE})")
     for k, v in dataclasses.asdict(h).items():
-        typer.echo(f"  {k:16s} {v}")
+        echo(f"  {k:16s} {v}", indent=19)
 
 
 def _gemm_tag(path: Path) -> tuple[int, int, int, bool] | None:
@@ -107,6 +131,7 @@ def run_cmd(
     import numpy as np
 
     from polyjoule.errors import ValidationMismatch
+    from polyjoule.reports.tables import echo, width
     from polyjoule.targets.tinytpu.refmodel import gemm_expected, run
 
     build = _build(machine, config)
@@ -126,20 +151,20 @@ def run_cmd(
     if out is not None:
         _save_npy(out, C)
     if tag is None:
-        with np.printoptions(linewidth=160, threshold=4096):
+        with np.printoptions(linewidth=width(), threshold=4096):
             typer.echo(C)
         return
     M, K, N, r = tag
     want = gemm_expected(A, B, M, K, N, r)
     got = C[:M, :N]
     bad = int((got != want).sum())
-    with np.printoptions(linewidth=160, threshold=4096):
+    with np.printoptions(linewidth=width(), threshold=4096):
         typer.echo(got)
     if bad:
         raise ValidationMismatch(f"{program}: C[:{M},:{N}] differs from numpy in {bad} of "
                                  f"{M * N} cells")
-    typer.echo(f"{program}: C[:{M},:{N}] matches numpy (gemm {M}x{K}x{N}"
-               f"{' relu' if r else ''}; int32 wrap, int8 saturate)")
+    echo(f"{program}: C[:{M},:{N}] matches numpy (gemm {M}x{K}x{N}"
+         f"{' relu' if r else ''}; int32 wrap, int8 saturate)")
 
 
 def _npy(path: Path, shape: tuple[int, int]):
@@ -186,6 +211,7 @@ def cycles_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
+    from polyjoule.reports.tables import echo
     from polyjoule.targets.tinytpu.assembler import check_program
     from polyjoule.targets.tinytpu.cycles import simulate
 
@@ -194,9 +220,9 @@ def cycles_cmd(
     prog = _load(program, build)
     _in_file(program, check_program, prog, cfg)
     res = simulate(prog, cfg)
-    typer.echo(f"{program}: {res.cycles} cycles (model; build {build.name})")
+    echo(f"{program}: {res.cycles} cycles (model; build {build.name})")
     for k, v in res.breakdown().items():
-        typer.echo(f"  {k:22s} {v}")
+        echo(f"  {k:22s} {v}", indent=25)
 
 
 gen_app = typer.Typer(name="gen", help="Generate reference programs.", no_args_is_help=True)
@@ -215,6 +241,7 @@ def gen_gemm_cmd(
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Write the shipped tiled GEMM (sheet §12) as a program file."""
+    from polyjoule.reports.tables import echo
     from polyjoule.targets.tinytpu.asmfile import save_program
     from polyjoule.targets.tinytpu.assembler import assemble
     from polyjoule.targets.tinytpu.builds import record
@@ -226,8 +253,8 @@ def gen_gemm_cmd(
     prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
     _in_file(output, assemble, prog, cfg)  # never write a program `check` refuses
     _in_file(output, save_program, output, prog, cfg, (M, K, N, relu), record(build))
-    typer.echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
-               "instructions")
+    echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
+         "instructions")
 
 
 def register(app: typer.Typer) -> None:

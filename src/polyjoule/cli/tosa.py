@@ -111,14 +111,17 @@ def totals(maps: list[Any]) -> dict[str, Any]:
 
 def total_line(t: dict[str, Any]) -> str:
     """The report's last line: the model's cycles and energy over its mapped layers."""
-    pj = f", energy {t['energy_pj']:,.1f} pJ" if "energy_pj" in t else ""
+    from polyjoule.reports.tables import energy
+
+    pj = f", energy {energy(t['energy_pj'])}" if "energy_pj" in t else ""
     missing = t["layers"] - t["mapped"]
     return (f"total over {t['mapped']} mapped layer(s): makespan {t['makespan']:,} "
             f"cycles{pj}" + (f" ({missing} layer(s) not mapped, not included)"
                              if missing else ""))
 
 
-def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
+def report(model: Any, source: str, top: int = 1, as_json: bool = False,
+           wide: bool = False) -> int:
     """Map every layer, print the report, return the exit code (0 all mapped, else 1)."""
     from polyjoule.frontends.tosa.layers import as_json as report_data
     from polyjoule.frontends.tosa.layers import map_model
@@ -130,12 +133,14 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False) -> int:
         doc["totals"] = totals(maps)
         typer.echo(json.dumps(doc, indent=2))
     else:
-        typer.echo("\n".join([*mapping_lines(model, maps, top, source),
-                              total_line(totals(maps))]))
+        from polyjoule.reports.tables import echo
+
+        echo("\n".join([*mapping_lines(model, maps, top, source), total_line(totals(maps))]),
+             wide)
     return 0 if maps and all(lm.ok for lm in maps) else 1
 
 
-def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
+def map_tosa_file(path: str, top: int = 1, json: bool = False, wide: bool = False) -> int:
     """``polyjoule map --tosa FILE``: read the file, print per layer, return the exit code."""
     from polyjoule.errors import InProgramFile, MlirParseError
     from polyjoule.frontends.tosa import from_file
@@ -144,7 +149,7 @@ def map_tosa_file(path: str, top: int = 1, json: bool = False) -> int:
         layers = from_file(path)
     except MlirParseError as e:  # the file's name in front of every reading error
         raise MlirParseError(str(InProgramFile(path, e))) from None
-    return report(layers, path, top=top, as_json=json)
+    return report(layers, path, top=top, as_json=json, wide=wide)
 
 
 # ----------------------------------------------------------------- a processor array (TCPA)
@@ -189,6 +194,8 @@ def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalys
 
 def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -> list[str]:
     """The processor-array report, one block per layer."""
+    from polyjoule.reports.tables import energy
+
     n_ok = sum(not row.error for row in rows)
     out = [f"{source} @{model.function}: {len(rows)} layer(s), {n_ok} analysed on a "
            f"{array} TCPA"]
@@ -205,7 +212,7 @@ def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -
             out.append(f"    not analysed: {row.error}")
             continue
         d = row.data
-        out.append(f"    energy {d['energy_pj']:,.1f} pJ, latency {d['latency_cycles']:,} cycles")
+        out.append(f"    energy {energy(d['energy_pj'])}, latency {d['latency_cycles']:,} cycles")
         tiles = "; ".join(f"p = ({', '.join(map(str, p))})" for p in d["tile_sizes"].values())
         out.append(f"    latency = {' + '.join(d['latency_formula'])}  at {tiles}")
         out.append(f"    energy: {len(d['volumes'])} volume formulas (see --json or "
@@ -213,7 +220,8 @@ def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -
     return out
 
 
-def tcpa_report(model: Any, array: str, source: str, as_json: bool = False) -> int:
+def tcpa_report(model: Any, array: str, source: str, as_json: bool = False,
+                wide: bool = False) -> int:
     """Analyse every layer on the array, print, return the exit code (0 all analysed)."""
     from polyjoule.cli.symbolic import parse_array, resolve_table
 
@@ -227,7 +235,9 @@ def tcpa_report(model: Any, array: str, source: str, as_json: bool = False) -> i
         typer.echo(json.dumps({"source": source, "function": model.function, "target": TCPA,
                                "array": array, "layers": layers}, indent=2))
     else:
-        typer.echo("\n".join(tcpa_lines(model, rows, array, source)))
+        from polyjoule.reports.tables import echo
+
+        echo("\n".join(tcpa_lines(model, rows, array, source)), wide)
     return 0 if rows and not any(r.error for r in rows) else 1
 
 
@@ -265,6 +275,8 @@ def import_model(
                                          "each layer by cycles (default), energy or edp."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="With the "
                                              "mapper: a unit-energy table file."),
+    wide: bool = typer.Option(False, "--wide", help="Unwrapped lines, whatever the terminal's "
+                              "width."),
 ) -> None:
     """Export a PyTorch module to TOSA and map (or analyse) it layer by layer (tosa extra)."""
     from polyjoule.frontends.tosa import from_module
@@ -290,9 +302,9 @@ def import_model(
         if emit is not None:
             emit.write_text(str(mlir))
         if target == TCPA:
-            raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json))
+            raise typer.Exit(tcpa_report(from_module(mlir), array, model, as_json, wide))
         with machine_target(TARGET, machine, echo=not as_json):
-            code = report(from_module(mlir), model, top=top, as_json=as_json)
+            code = report(from_module(mlir), model, top=top, as_json=as_json, wide=wide)
     raise typer.Exit(code)
 
 

@@ -1,0 +1,180 @@
+"""Terminal output that fits the terminal's width without losing a digit.
+
+Every command prints through here: energies in engineering units (``26.0 mJ``, three
+significant digits; the exact values are in ``--json``/``--csv``), counts with thousands
+separators and never cut, columns whose every cell is empty left out, long texts folded,
+and lines that are not tables wrapped at word boundaries. A table whose numbers cannot
+fit side by side is printed as one block per row instead. ``wide`` prints the full table
+(and unwrapped lines), for a pager or a file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+WIDE = 100_000
+NBSP = "\u00a0"
+GLUE = re.compile(r"\d (?:pJ|nJ|uJ|mJ|J|mW|MHz|cycles|s)\b")  # a number stays with its unit
+FOLDED_MIN = 8  # the narrowest a folded text column is made before rows become blocks
+UNITS = (("J", 1e12), ("mJ", 1e9), ("uJ", 1e6), ("nJ", 1e3), ("pJ", 1.0))
+
+
+def energy(pj: float) -> str:
+    """``26003690000.0`` -> ``26.0 mJ``: three significant digits in pJ, nJ, uJ, mJ or J."""
+    pj = float(pj)
+    if not math.isfinite(pj):
+        return str(pj)
+    if pj == 0:
+        return "0 pJ"
+    mag = abs(pj)
+    i = next((i for i, (_, scale) in enumerate(UNITS) if mag >= scale), len(UNITS) - 1)
+    text = _sig3(pj / UNITS[i][1])
+    if abs(float(text.replace(",", ""))) >= 1000 and i > 0:  # 999.96 nJ rounds to 1.00 uJ
+        i -= 1
+        text = _sig3(pj / UNITS[i][1])
+    return f"{text} {UNITS[i][0]}"
+
+
+def _sig3(v: float) -> str:
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(v))))
+    text = f"{v:.{decimals}f}"
+    if abs(float(text)) >= 10 ** (3 - decimals) and decimals > 0:  # 9.996 -> 10.00 -> 10.0
+        text = f"{v:.{decimals - 1}f}"
+    return text
+
+
+def count(n: int) -> str:
+    """An exact count with thousands separators: ``1,300,800,000``."""
+    return f"{int(n):,}"
+
+
+def width(wide: bool = False) -> int:
+    """The console's width: the terminal's, or ``COLUMNS`` when output is not a terminal."""
+    return WIDE if wide else Console().width
+
+
+def console(wide: bool = False, stderr: bool = False) -> Console:
+    """A console of the terminal's width (``wide``: unlimited), no syntax highlighting."""
+    return Console(width=WIDE if wide else None, stderr=stderr, highlight=False)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: ``number`` cells are never wrapped or cut, ``text`` cells fold."""
+
+    name: str
+    number: bool = False
+    fold: bool = True
+
+
+def _cell(value: Any) -> Text:
+    return value if isinstance(value, Text) else Text("" if value is None else str(value))
+
+
+def _kept(columns: Sequence[Column], rows: Sequence[Sequence[Any]]
+          ) -> tuple[list[Column], list[list[Text]]]:
+    """Drop the columns whose every cell is empty."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    keep = [j for j in range(len(columns)) if any(r[j].plain.strip() for r in cells)]
+    if not cells:
+        keep = list(range(len(columns)))
+    return [columns[j] for j in keep], [[r[j] for j in keep] for r in cells]
+
+
+def _needed(columns: Sequence[Column], cells: Sequence[Sequence[Text]]) -> int:
+    """The narrowest the table can be without cutting a number or a short label."""
+    total = 2 * (len(columns) - 1)
+    for j, col in enumerate(columns):
+        longest = max([len(col.name), *(c.cell_len for r in cells for c in r[j].split())],
+                      default=0)
+        total += longest if (col.number or not col.fold) else min(longest, max(FOLDED_MIN,
+                                                                               len(col.name)))
+    return total
+
+
+def print_table(title: str | None, columns: Sequence[Column], rows: Iterable[Sequence[Any]],
+                wide: bool = False, con: Console | None = None) -> None:
+    """Print a table that fits the width, or one block per row when its numbers cannot."""
+    con = con or console(wide)
+    cols, cells = _kept(columns, list(rows))
+    if _needed(cols, cells) > con.width:
+        _print_blocks(con, title, cols, cells)
+        return
+    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+              collapse_padding=True, title_justify="left")
+    for j, col in enumerate(cols):
+        longest = max([len(col.name), *(r[j].cell_len for r in cells)], default=0)
+        if col.number or not col.fold:
+            t.add_column(col.name, justify="right" if col.number else "left", no_wrap=True,
+                         overflow="fold", min_width=longest)
+        else:
+            t.add_column(col.name, overflow="fold")
+    for r in cells:
+        t.add_row(*r)
+    con.print(t)
+
+
+def _print_blocks(con: Console, title: str | None, cols: Sequence[Column],
+                  cells: Sequence[Sequence[Text]]) -> None:
+    """Rows as blocks of ``name: value`` lines (a table too wide for the terminal)."""
+    if title:
+        echo(title, con=con)
+    pad = max((len(c.name) for c in cols), default=0)
+    for i, r in enumerate(cells):
+        if i:
+            con.print()
+        for col, cell in zip(cols, r, strict=True):
+            if cell.plain.strip():
+                echo(f"  {col.name:<{pad}}  {cell.plain}", con=con, indent=pad + 6)
+
+
+def wrap(text: str, line_width: int, indent: int | None = None) -> list[str]:
+    """Lines of ``text`` wrapped at spaces to ``line_width`` (a word is never split unless it is
+    longer than the line); continuation lines indented past the first line's indent."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        lead = len(line) - len(line.lstrip(" "))
+        more = " " * (lead + 2 if indent is None else indent)
+        if len(line) <= line_width:
+            out.append(line)
+            continue
+        more = more if len(more) < line_width // 2 else " " * (lead + 2)
+        glued = GLUE.sub(lambda m: m.group(0).replace(" ", NBSP), line.lstrip(" "))
+        out += [w.replace(NBSP, " ") for w in textwrap.wrap(
+            glued, line_width, initial_indent=" " * lead, subsequent_indent=more,
+            break_on_hyphens=False, drop_whitespace=True)] or [""]
+    return out
+
+
+def echo(text: str, wide: bool = False, con: Console | None = None,
+         indent: int | None = None) -> None:
+    """Print a line (or lines) that is not a table, wrapped at word boundaries to the width."""
+    if con is None:
+        import typer
+
+        for line in (text.split("\n") if wide else wrap(text, width(), indent)):
+            typer.echo(line)
+        return
+    for line in (text.split("\n") if con.width >= WIDE else wrap(text, con.width, indent)):
+        con.print(Text(line), soft_wrap=True)
+
+
+def comment(text: str, wide: bool = False) -> None:
+    """Print ``# text`` wrapped so that every line is a comment (program files stay valid)."""
+    import typer
+
+    lines = [text] if wide else wrap(text, max(20, width() - 2), indent=0)
+    for line in lines:
+        typer.echo(f"# {line}")
