@@ -71,7 +71,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     if sort not in cols:
         raise SpecError(f"--sort: no column {sort!r}")
     idx = result.order_by(sort)
-    if sort == "utilisation":
+    if sort in ("utilisation", "throughput_ips"):  # higher is better
         idx = idx[::-1]
     t = Table(title=f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
                     f"by {sort} (* = Pareto front of its problem size)")
@@ -82,7 +82,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     for h in heads:
         t.add_column(h, justify="left" if h in ("array", "tile", "order", "table") else "right")
     for i in idx[:top]:
-        e = float(cols["energy_pj"][i])
+        e = float(cols["total_pj"][i])  # dynamic + static
         row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
         if multi_table:
             row.append(escape(str(cols["table"][i])[:24]))
@@ -118,8 +118,8 @@ def register(app: typer.Typer) -> None:
         json_out: Path | None = typer.Option(None, "--json", help="Write every design point (and the "
                                              "validation) as JSON."),
         top: int = typer.Option(10, "--top", help="Rows shown in the terminal table."),
-        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
-                                 "latency_cycles, utilisation."),
+        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
+                                 "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
         cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
                                               "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),

@@ -4,7 +4,7 @@ A file holds one PRA (top-level ``statements``) or a kernel of phases (``phases:
 
     version: 1
     name: gesummv
-    dtype: fp32                       # selects the op energies (fp32, int32, int8, fp16)
+    dtype: fp32                       # selects the op energies (fp64, fp32, int32, int8, fp16)
     params: {N0: 1, N1: 2}            # parameter -> smallest legal value
     dims:                             # inclusive bounds, affine in params and outer dims
       - {name: i0, lower: 0, upper: N0 - 1}
@@ -80,7 +80,7 @@ class PRASpec(BaseModel):
     model_config = _Strict
     version: Literal[1] = 1
     name: str
-    dtype: Literal["fp32", "fp16", "int32", "int8"] = "fp32"
+    dtype: Literal["fp64", "fp32", "fp16", "int32", "int8"] = "fp32"
     params: dict[str, int]
     dims: list[DimSpec] = Field(min_length=1)
     tensors: dict[str, TensorSpec] = Field(default_factory=dict)
