@@ -129,3 +129,18 @@ def test_evaluate_many_equals_evaluate_at_every_point():
             assert many[col][i] == pytest.approx(want, rel=1e-12), col
         for c, v in r.power.static_pj_by_component.items():
             assert many[f"static.{c}"][i] == pytest.approx(v, rel=1e-12)
+
+
+def test_validate_prices_the_simulated_counts_at_the_kernel_width(tmp_path):
+    """``polyjoule validate`` on an int8 kernel: symbolic and simulated energies agree (both
+    at 8-bit access energies), so the check passes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    res = subprocess.run([sys.executable, "-m", "polyjoule", "validate", str(_gemm_as("int8", tmp_path)),
+                          "--array", "2x2", "--sizes", "NI=4,NJ=5,NK=3", "--json"],
+                         capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    d = json.loads(res.stdout)
+    row = {r["what"]: r for r in d["rows"]}
+    assert d["ok"] and row["energy total (pJ)"]["match"] is True
+    dr = _energy_yaml()["access_pj_by_bits"]["DR"][8]["value"]
+    assert row["energy DR (pJ)"]["simulated"] == pytest.approx(dr * row["DR accesses"]["simulated"])
