@@ -74,13 +74,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
-
         from polyjoule.targets.tcpa.array import array_of
+        from polyjoule.targets.tcpa.energy import load_table
 
         k = load_kernel(kernel)
         values = resolve_values(k, set_, dataset)
         decl = array_of(array)
-        table = resolve_table(array, energy_table)
+        table = load_table(energy_table, base=decl.energy)
         a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
         r = a.evaluate(values)
         extra = r.to_json()
