@@ -27,7 +27,8 @@ def test_gemm_sweep_metrics(cache, assert_validated):
     n = c["NI"]
     assert np.array_equal(c["work"], n**3)
     assert np.array_equal(c["DR"], 4 * n * n)  # A, B, C in, C out: each element crosses DR once
-    np.testing.assert_allclose(c["edp"], c["energy_pj"] * c["latency_cycles"])
+    np.testing.assert_allclose(c["edp"], c["total_pj"] * c["latency_cycles"])
+    np.testing.assert_allclose(c["total_pj"], c["energy_pj"] + c["static_pj"])
     np.testing.assert_allclose(c["utilisation"], n**3 / (c["pes"] * c["latency_cycles"]))
     assert np.all((c["utilisation"] > 0) & (c["utilisation"] <= 1))
     parts = sum(c[f"energy.{x}"] for x in ("RD", "FD", "ID", "OD", "IOb", "DR")) + c["energy.compute"]
@@ -138,3 +139,48 @@ def test_explicit_tiles_reuse_symbolic_formulas(name, array, tile, cache):
     got = CompiledAnalysis(reused).counts(vals)
     for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
         assert np.array_equal(ref[c], got[c])
+
+
+def test_power_columns_equal_the_scalar_analysis(cache):
+    """Every static/power column at sampled points equals ``analyze(...).evaluate``; the
+    Pareto front is the one of total (dynamic + static) energy."""
+    from polyjoule import analyze
+
+    t2 = default_table().merged({"access_pj": {"DR": 100.0}}, "cheap-dram.yaml")
+    spec = _spec(sizes=("N=8:40:8",), arrays="4x4,8x8,2x8", tables=[default_table(), t2])
+    r = run_sweep(spec, store=cache)
+    c = r.columns
+    rng = np.random.default_rng(3)
+    for i in rng.choice(len(r), 8, replace=False):
+        rows, cols = (int(x) for x in str(c["array"][i]).split("x"))
+        table = t2 if c["table"][i] == t2.name else default_table()
+        res = analyze("gemm", array=(rows, cols), energy_table=table).evaluate(
+            {p: int(c[p][i]) for p in ("NI", "NJ", "NK")})
+        assert int(c["latency_cycles"][i]) == res.latency_cycles
+        pw = res.power
+        for col, want in (("energy_pj", pw.dynamic_pj), ("static_pj", pw.static_pj),
+                          ("total_pj", pw.total_pj), ("power_mw", pw.power_mw),
+                          ("throughput_ips", pw.throughput_ips),
+                          ("energy_per_op_pj", pw.energy_per_op_pj),
+                          ("utilisation", res.utilisation),
+                          ("edp", pw.total_pj * res.latency_cycles)):
+            assert float(c[col][i]) == pytest.approx(want, rel=1e-12), col
+    size = np.unique(np.stack([c["NI"], c["NJ"], c["NK"]], 1), axis=0, return_inverse=True)[1]
+    assert np.array_equal(c["pareto"], pareto_mask(c["total_pj"], c["latency_cycles"], size.ravel()))
+
+
+def test_power_columns_finite_beyond_int64(cache):
+    """N = 3e6: N**3 iterations exceed int64; counts go exact (Python integers) and every
+    float column stays finite and equal to the scalar analysis."""
+    from polyjoule import analyze
+
+    n = 3_000_000
+    r = run_sweep(_spec(sizes=(f"N={n}",), arrays="4x4"), store=cache)
+    c = r.columns
+    assert int(c["work"][0]) == n**3 > 2**63
+    for col in ("energy_pj", "static_pj", "total_pj", "power_mw", "throughput_ips",
+                "energy_per_op_pj", "utilisation", "edp"):
+        assert np.isfinite(np.asarray(c[col], dtype=np.float64)).all(), col
+    res = analyze("gemm", array=(4, 4)).evaluate({"NI": n, "NJ": n, "NK": n})
+    assert float(c["total_pj"][0]) == pytest.approx(res.power.total_pj, rel=1e-12)
+    assert float(c["throughput_ips"][0]) == pytest.approx(res.power.throughput_ips, rel=1e-12)

@@ -2,13 +2,17 @@
 
 Derivation (Barvinok) happens once per kernel and mapping; evaluation is exact integer
 arithmetic on compiled formulas, for Python scalars or numpy arrays of design points.
+Prices come from the array declaration (``docs/arch.md``): dynamic energy per access of a
+word of the kernel's data type and per operation on it, static energy from the leakage of
+every component over the schedule's latency at the declared clock
+(:mod:`polyjoule.targets.tcpa.power`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -21,9 +25,10 @@ from polyjoule.errors import ParameterRangeError
 from polyjoule.mapping.legality import Verdict, kernel_verdict, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, cases
 from polyjoule.model.pra import PRA, Kernel
-from polyjoule.targets.tcpa.array import ProcessorArray
-from polyjoule.targets.tcpa.energy import EnergyTable, default_table
+from polyjoule.targets.tcpa.array import ProcessorArray, default_array
+from polyjoule.targets.tcpa.energy import EnergyTable
 from polyjoule.targets.tcpa.locations import CLASSES
+from polyjoule.targets.tcpa.power import PowerSummary, power_columns, power_summary
 
 
 def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
@@ -118,8 +123,15 @@ class Result:
     energy_pj: dict[str, Any]  # total, by_class, by_op
     volumes: list[VolumeRow]
     modes: dict[str, str]
+    schedule: list[dict[str, Any]]  # per phase: order, lambda_J/K, latency and its formula
+    latency_cycles: int  # phases one after another
+    clock_mhz: float
+    iterations: int  # loop-body iterations (``work``)
+    utilisation: float  # iterations / (PEs x latency): busy PE-cycles at pi = 1
+    power: PowerSummary  # dynamic vs static energy, power, throughput, energy per op
 
     def to_json(self) -> dict[str, Any]:
+        """The analysis part of ``polyjoule analyze --json`` (README.md)."""
         return {
             "values": self.values,
             "tile_sizes": {k: list(v) for k, v in self.tile_sizes.items()},
@@ -131,18 +143,25 @@ class Result:
                 for r in self.volumes
             ],
             "modes": self.modes,
+            "schedule": self.schedule,
+            "latency_cycles": self.latency_cycles,
+            "clock_mhz": self.clock_mhz,
+            **self.power.to_json(),
+            "iterations": self.iterations,
+            "utilisation": self.utilisation,
         }
 
 
-def case_energy(vol: Volume, pra: PRA, table: EnergyTable) -> tuple[dict[str, float], dict[str, float]]:
-    """Energy of one execution of a case, split by location class and by op."""
-    by_class = {c: n * table.access_pj[c] for c, n in vol.case.accesses.items()}
+def case_energy(vol: Volume, pra: PRA, array: ProcessorArray) -> tuple[dict[str, float], dict[str, float]]:
+    """Energy of one execution of a case, split by location class and by op: accesses of a
+    word of the phase's data type (its width: ``array.word_bits``) and ops on it."""
+    by_class = {c: n * array.access_pj(c, pra.dtype) for c, n in vol.case.accesses.items()}
     by_op: dict[str, float] = {}
     s = vol.case.statement
     if s.kind == "compute":
         assert s.expr is not None
         for op, n in s.expr.ops:
-            by_op[op] = n * table.op(pra.dtype, op)
+            by_op[op] = n * array.energy.op(pra.dtype, op)
     return by_class, by_op
 
 
@@ -156,8 +175,15 @@ class Analysis:
     table: EnergyTable
     phases: list[PhaseAnalysis]
     derive_seconds: float
+    declaration: ProcessorArray | None = None  # clock, leakage, widths; ``table`` its energies
     _compiled: Any = field(default=None, repr=False)
     _schedules: list[Any] | None = field(default=None, repr=False)
+
+    @property
+    def machine(self) -> ProcessorArray:
+        """The declaration that prices this analysis (its energies are ``table``)."""
+        decl = self.declaration or default_array(self.array)
+        return decl if decl.energy is self.table else replace(decl, energy=self.table)
 
     @staticmethod
     def _check_domain(ph: PhaseAnalysis, values: Mapping[str, Any]) -> None:
@@ -212,16 +238,21 @@ class Analysis:
                 yield ph, sizes, k, v, int(v.formula.evaluate(env))
 
     def evaluate(self, values: Mapping[str, int]) -> Result:
-        """Counts, energies and the per-case report rows for scalar parameter values."""
+        """Counts, energies (dynamic and static), latency, power and the per-case report
+        rows for scalar parameter values."""
+        from polyjoule.analysis.latency import kernel_latency
+
+        decl = self.machine
         counts = dict.fromkeys(CLASSES, 0)
         ops: dict[str, int] = {}
         e_class = dict.fromkeys(CLASSES, 0.0)
         e_op: dict[str, float] = {}
         rows: list[VolumeRow] = []
         tile_sizes: dict[str, tuple[int, ...]] = {}
+        work: dict[str, int] = {}
         for ph, sizes, k, v, n in self._volumes_at(values):
             tile_sizes[ph.pra.name] = sizes
-            bc, bo = case_energy(v, ph.pra, self.table)
+            bc, bo = case_energy(v, ph.pra, decl)
             for c, a in v.case.accesses.items():
                 counts[c] += n * a
             for c, e in bc.items():
@@ -230,10 +261,14 @@ class Analysis:
             for op, m in (s.expr.ops if s.kind == "compute" and s.expr is not None else ()):
                 ops[op] = ops.get(op, 0) + n * m
                 e_op[op] = e_op.get(op, 0.0) + n * bo[op]
+            if s.kind == "compute":
+                work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
                                   ph.formula_text(k, sizes), n,
                                   n * (sum(bc.values()) + sum(bo.values()))))
         total = sum(e_class.values()) + sum(e_op.values())
+        lat = kernel_latency(self, {p: int(values[p]) for p in self.kernel.params})
+        iterations = sum(work.values())
         return Result(
             values={k: int(v) for k, v in values.items()},
             tile_sizes=tile_sizes,
@@ -241,6 +276,10 @@ class Analysis:
             energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
             volumes=rows,
             modes={ph.pra.name: ph.mode for ph in self.phases},
+            schedule=lat["schedule"], latency_cycles=lat["latency_cycles"],
+            clock_mhz=decl.clock_mhz, iterations=iterations,
+            utilisation=iterations / (decl.n_pes * lat["latency_cycles"]),
+            power=power_summary(decl, lat["latency_cycles"], total, sum(ops.values()), iterations),
         )
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
@@ -276,16 +315,49 @@ class Analysis:
         keys = sorted({k for r in rows for k in r}, key=lambda k: (k.startswith("ops."), k == "work", k))
         return {k: np.asarray([r.get(k, 0) for r in rows], dtype=np.int64).reshape(shape) for k in keys}
 
+    def latency_many(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Exact latency of every point (phases one after another), after the legality
+        check of :meth:`verdict`: a refused point is an error, as in :meth:`evaluate`."""
+        why = self.verdict(values).first()
+        if why is not None:
+            raise refusal(why)
+        total: Any = 0
+        for s in self.schedules():
+            vals = {p: np.asarray(values[p], dtype=np.int64) for p in s.pra.params}
+            total = total + s.compiled_latency(vals)
+        return np.asarray(total, dtype=np.int64)
+
     def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised over design points: per-class counts (``RD``..``DR``), ``ops.<op>``,
-        ``work``, ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``, ``energy_pj``.
+        ``work``, dynamic energies ``energy.<class>``, ``energy.op.<op>``,
+        ``energy.compute``, ``energy_pj``; ``latency_cycles``, ``utilisation`` and the
+        static part (:func:`~polyjoule.targets.tcpa.power.power_columns`: ``static_pj``,
+        ``total_pj``, ``power_mw``, ...).
 
-        Exact: int64 where it cannot overflow, Python integers where it could.
+        Exact counts: int64 where it cannot overflow, Python integers where it could;
+        energies float64.
         """
         from polyjoule.analysis.compiled import energies
 
         c = self.counts_many(values)
-        return {**c, **energies(c, self.table, [ph.pra.dtype for ph in self.phases])}
+        out = {**c, **energies(c, self.machine, [ph.pra.dtype for ph in self.phases])}
+        out.update(run_columns(self.machine, self.latency_many(values), out))
+        return out
+
+
+def run_columns(decl: ProcessorArray, latency: np.ndarray,
+                cols: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Latency, utilisation and the power columns of design points whose counts and
+    dynamic energies are ``cols`` (what :meth:`Analysis.evaluate_many` and a sweep add)."""
+    ops: Any = 0
+    for k, v in cols.items():
+        if k.startswith("ops."):
+            ops = ops + np.asarray(v, dtype=np.float64)
+    work = np.asarray(cols["work"], dtype=np.float64)
+    lat = np.asarray(latency, dtype=np.int64)
+    return {"latency_cycles": lat,
+            "utilisation": work / (decl.n_pes * np.asarray(lat, dtype=np.float64)),
+            **power_columns(decl, lat, cols["energy_pj"], ops + np.zeros_like(work), work)}
 
 
 class FormulaStore(Protocol):
@@ -316,6 +388,10 @@ def analyze(
 ) -> Analysis:
     """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
 
+    ``array``: a declaration (``ProcessorArray``: grid, clock, leakage, word widths and
+    energies) or a grid shape (the shipped declaration with that grid); ``energy_table``
+    replaces the declaration's energies.
+
     When the symbolic-tile rewrite does not apply (dims coupled across different tile
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
     lets the derivation happen here instead of at the first evaluation.
@@ -323,11 +399,13 @@ def analyze(
     from polyjoule.library.kernels import get
 
     k = get(kernel) if isinstance(kernel, str) else kernel
-    if isinstance(array, ProcessorArray):
-        table = energy_table or array.energy
-        array = array.shape
-    else:
-        table = energy_table or default_table()
+    decl = array if isinstance(array, ProcessorArray) else None
+    array = decl.shape if decl is not None else tuple(array)
+    if decl is None:
+        decl = default_array((array[0], array[1]) if len(array) == 2 else (1, array[0]))
+    if energy_table is not None:
+        decl = replace(decl, energy=energy_table)
+    table = decl.energy
     t0 = time.perf_counter()
     phases = []
     for pra in k.phases:
@@ -353,4 +431,4 @@ def analyze(
                 ph.volumes_for(tiling.sizes(pra, vals))
             phases.append(ph)
     t = (array[0], array[1]) if len(array) == 2 else (1, array[0])
-    return Analysis(k, t, tile, table, phases, time.perf_counter() - t0)
+    return Analysis(k, t, tile, table, phases, time.perf_counter() - t0, decl)

@@ -17,7 +17,7 @@ overflow the phase falls back to ``Formula.evaluate`` (Python integers). Results
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -31,6 +31,7 @@ from polyjoule.analysis.intprint import VECTOR_ENV, compile_source, int_source
 from polyjoule.errors import SpecError
 from polyjoule.mapping.legality import phase_verdict
 from polyjoule.mapping.tiling import min_tile
+from polyjoule.targets.tcpa.array import ProcessorArray
 from polyjoule.targets.tcpa.locations import CLASSES
 
 _SAFE = 2**62
@@ -296,12 +297,16 @@ class CompiledAnalysis:
         """Counts plus ``energy.<class>``, ``energy.op.<op>``, ``energy.compute``,
         ``energy_pj``; ``table`` (an EnergyTable) overrides the analysis's table."""
         c = self.counts(values)
-        return {**c, **energies(c, table or self.analysis.table,
-                                [ph.pra.dtype for ph in self.analysis.phases])}
+        a = self.analysis
+        decl = a.machine if table is None else replace(a.machine, energy=table)
+        return {**c, **energies(c, decl, [ph.pra.dtype for ph in a.phases])}
 
 
-def energies(counts: Mapping[str, np.ndarray], table: Any, dtypes: Sequence[str]) -> dict[str, np.ndarray]:
-    """Energies from integer counts: access counts x pJ per access, op counts x pJ per op.
+def energies(counts: Mapping[str, np.ndarray], array: ProcessorArray,
+             dtypes: Sequence[str]) -> dict[str, np.ndarray]:
+    """Dynamic energies (float64 pJ) from integer counts: access counts x the declaration's
+    pJ per access of a word of the kernel's data type (``ProcessorArray.access_pj``), op
+    counts x pJ per operation on that data type.
 
     Energy is linear in the counts, so one set of counts serves every energy table. Op
     counts are summed over phases, so the phases must share one data type.
@@ -309,22 +314,28 @@ def energies(counts: Mapping[str, np.ndarray], table: Any, dtypes: Sequence[str]
     if len(set(dtypes)) > 1:
         raise SpecError(f"energy: phases with different data types {sorted(set(dtypes))}: "
                         "op energies need one data type per kernel")
+    dtype = dtypes[0]
     res: dict[str, np.ndarray] = {}
     total: Any = 0.0
     for c in CLASSES:
-        e = counts[c] * float(table.access_pj[c])
+        e = _float(counts[c]) * array.access_pj(c, dtype)
         res[f"energy.{c}"] = e
         total = total + e
     comp: Any = 0.0
     for k in counts:
         if k.startswith("ops."):
             op = k[4:]
-            e = counts[k] * float(table.op(dtypes[0], op))
+            e = _float(counts[k]) * array.energy.op(dtype, op)
             res[f"energy.op.{op}"] = e
             comp = comp + e
     res["energy.compute"] = comp + np.zeros_like(total)
     res["energy_pj"] = total + comp
     return res
+
+
+def _float(counts: Any) -> np.ndarray:
+    """Counts as float64 (int64 or exact Python integers: the conversion rounds, never wraps)."""
+    return np.asarray(counts, dtype=np.float64)
 
 
 @dataclass

@@ -134,7 +134,8 @@ def register(app: typer.Typer) -> None:
         a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
         sym = a.evaluate(values)
         latency = kernel_latency(kernel_schedules(k, arr, tl), values)
-        rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(table), r.makespan)
+        priced = table.at_width(a.machine.bits(k.phases[0].dtype))  # the kernel's word width
+        rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
         rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
         bad = [row for row in rows if row[3] is False]
         if as_json:

@@ -71,7 +71,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     if sort not in cols:
         raise SpecError(f"--sort: no column {sort!r}")
     idx = result.order_by(sort)
-    if sort == "utilisation":
+    if sort in ("utilisation", "throughput_ips"):  # higher is better
         idx = idx[::-1]
     multi_table = len(result.meta.get("tables", [])) > 1
     show = [c for c in ("tile", "order") if len(set(cols[c].tolist())) > 1]
@@ -83,7 +83,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
              Column("util", number=True), Column("P", fold=False)]
     rows = []
     for i in idx[:top]:
-        e = float(cols["energy_pj"][i])
+        e = float(cols["total_pj"][i])  # dynamic + static
         row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
         if multi_table:
             row.append(str(cols["table"][i]))
@@ -147,8 +147,8 @@ def register(app: typer.Typer) -> None:
         json_out: Path | None = typer.Option(None, "--json", callback=output_path, help="Write every design point (and the "
                                              "validation) as JSON."),
         top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
-        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, energy_pj, "
-                                 "latency_cycles, utilisation."),
+        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
+                                 "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
         cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
                                               "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),

@@ -86,19 +86,19 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
+        from polyjoule.targets.tcpa.array import array_of
+        from polyjoule.targets.tcpa.energy import load_table
 
         k = load_kernel(kernel)
         values = resolve_values(k, set_, dataset)
-        table = resolve_table(array, energy_table)
-        a = run(k, array=parse_array(array), tile=parse_ints(tile, "--tile"),
-                energy_table=table, values=values)
+        decl = array_of(array)
+        table = load_table(energy_table, base=decl.energy)
+        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
         r = a.evaluate(values)
-        extra = _schedule(a, values)
-        extra.update(_power(array, a, r, values, extra))
+        extra = r.to_json()
         if as_json:
-            out = r.to_json()
-            out.update({"kernel": k.name, "array": list(a.array), "energy_table": table.name,
-                        "derive_seconds": a.derive_seconds, **extra})
+            out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
+                   "derive_seconds": a.derive_seconds}
             if as_latex:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
             typer.echo(json.dumps(out, indent=2))
@@ -127,26 +127,6 @@ def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]
             out.append((ph.pra.name, v.case.statement.id, v.case.name,
                         latex(v.formula, ph.pra, ph.groups)))
     return out
-
-
-def _schedule(a: object, values: dict[str, int]) -> dict[str, object]:
-    """Schedule and latency, when the schedule module can derive them."""
-    from polyjoule.analysis.latency import kernel_latency
-
-    return kernel_latency(a, values)
-
-
-def _power(array: str, a: Any, r: Any, values: dict[str, int], extra: dict) -> dict[str, object]:
-    """Static energy, power and throughput at the declared clock (``docs/arch.md``)."""
-    from polyjoule.targets.tcpa.array import array_of
-    from polyjoule.targets.tcpa.power import power_summary
-
-    if "latency_cycles" not in extra:
-        return {}
-    decl = array_of(array)
-    s = power_summary(decl, extra["latency_cycles"], r.energy_pj["total"],
-                      sum(r.counts["ops"].values()), a.counts(values)["work"])
-    return {"clock_mhz": decl.clock_mhz, **s.to_json()}
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]

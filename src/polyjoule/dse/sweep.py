@@ -8,11 +8,16 @@ table is a rescaling of the same counts and costs no re-evaluation.
 
 Metrics per design point:
 
-* ``energy_pj``: total energy, with ``energy.<class>`` per location class and
-  ``energy.compute`` for the operations;
+* ``energy_pj``: dynamic energy (accesses of a word of the kernel's data type, operations
+  on it), with ``energy.<class>`` per location class and ``energy.compute`` for the
+  operations;
 * ``latency_cycles``: exact makespan of the schedule (phases add); ``auto`` order is the
   best scanning order per point;
-* ``edp``: energy-delay product, ``energy_pj * latency_cycles`` (pJ x cycles);
+* ``static_pj`` (``static.<component>``): leakage of every component of the declared array
+  over the latency at its clock; ``total_pj`` = dynamic + static; ``power_mw``,
+  ``throughput_ips`` (iterations per second), ``energy_per_op_pj``
+  (:func:`polyjoule.analysis.analyze.run_columns`, the same arithmetic as ``analyze``);
+* ``edp``: energy-delay product, ``total_pj * latency_cycles`` (pJ x cycles);
 * ``utilisation``: useful work / (PEs x latency), where useful work is the number of
   loop-body iterations (per phase, the executions of its most executed compute statement:
   one multiply-accumulate per point of GEMM's ``i, j, k`` space). A PE starts at most one
@@ -20,7 +25,11 @@ Metrics per design point:
   fill/drain (the ``lambda_K . (t-1)`` skew), by empty PEs of partial last tiles and by the
   scanning order;
 * ``pareto``: on the energy-latency Pareto front of the design points sharing its problem
-  size (comparing different sizes is meaningless: the smallest problem always wins).
+  size (comparing different sizes is meaningless: the smallest problem always wins), in
+  total (dynamic + static) energy and latency.
+
+Every array shape is the declaration ``SweepSpec.declaration`` (default: the shipped one)
+with that grid; each energy table replaces its energies.
 """
 
 from __future__ import annotations
@@ -32,14 +41,15 @@ from typing import Any
 
 import numpy as np
 
-from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze
+from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze, run_columns
 from polyjoule.analysis.compiled import energies
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
 from polyjoule.mapping.legality import Verdict, kernel_verdict
 from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.pra import Kernel
-from polyjoule.targets.tcpa.energy import EnergyTable, default_table
+from polyjoule.targets.tcpa.array import ProcessorArray, default_array
+from polyjoule.targets.tcpa.energy import EnergyTable
 from polyjoule.targets.tcpa.locations import CLASSES
 
 #: progress(stage, done, total)
@@ -244,6 +254,14 @@ class SweepSpec:
     pi: int = 1
     w: int = 1
     skip_infeasible: bool = False
+    declaration: ProcessorArray | None = None  # clock, leakage, widths (default: shipped)
+
+    def machine(self, shape: tuple[int, int], table: EnergyTable | None = None) -> ProcessorArray:
+        """The declaration with grid ``shape`` and ``table``'s energies."""
+        base = self.declaration
+        decl = default_array(shape) if base is None else replace(
+            base, rows=shape[0], cols=shape[1], name=f"{base.name} {shape[0]}x{shape[1]}")
+        return decl if table is None else replace(decl, energy=table)
 
 
 def analyses(spec: SweepSpec, store: FormulaStore | None = None, executor: Any = None,
@@ -337,7 +355,7 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
     """Evaluate every design point of ``spec``; see the module docstring for the metrics."""
     t0 = time.perf_counter()
     kernel, grid = spec.kernel, spec.grid
-    tables = spec.tables or [default_table()]
+    tables = spec.tables or [spec.machine((1, 1)).energy]
     if not spec.mappings:
         raise PolyjouleError("sweep: no mapping (give --arrays)")
     # legality first: a bad request fails before the volumes are derived or anything written
@@ -399,6 +417,7 @@ def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[Energy
     dtypes = [ph.dtype for ph in spec.kernel.phases]
     ops = sorted({k for r in results for k in r.counts if k.startswith("ops.")})
     parts: list[dict[str, np.ndarray]] = []
+    machines: dict[tuple[Any, ...], ProcessorArray] = {}
     for r in results:
         n = r.index.size
         if n == 0:
@@ -419,12 +438,13 @@ def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[Energy
             for o in ops:
                 cols[o] = r.counts.get(o, np.zeros(n, dtype=np.int64))
             cols["work"] = r.counts["work"]
-            cols.update(energies(r.counts, t, dtypes))
-            cols["latency_cycles"] = r.latency
-            cols["edp"] = cols["energy_pj"] * r.latency
-            pes = r.mapping.array[0] * r.mapping.array[1]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cols["utilisation"] = np.where(r.latency > 0, r.counts["work"] / (pes * np.maximum(r.latency, 1)), 0.0)
+            key = (r.mapping.array, id(t))
+            if key not in machines:
+                machines[key] = spec.machine(r.mapping.array, t)
+            decl = machines[key]
+            cols.update(energies(r.counts, decl, dtypes))
+            cols.update(run_columns(decl, r.latency, cols))
+            cols["edp"] = cols["total_pj"] * np.asarray(r.latency, dtype=np.float64)
             cols["_size"] = r.index
             parts.append(cols)
     out = dict(parts[0]) if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -432,5 +452,5 @@ def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[Energy
     if len(parts) == 1:  # one mapping and table: every point is alone with its problem size
         out["pareto"] = np.ones(size.shape[0], dtype=bool)
     else:
-        out["pareto"] = pareto_mask(out["energy_pj"], out["latency_cycles"], size)
+        out["pareto"] = pareto_mask(out["total_pj"], out["latency_cycles"], size)
     return out

@@ -34,18 +34,27 @@ def _cell(x: Any) -> Any:
     return x
 
 
-def _rows(result: SweepResult) -> Iterator[list[tuple[Any, ...]]]:
+def _rows(result: SweepResult, blank: Any = None) -> Iterator[list[tuple[Any, ...]]]:
+    """Rows in chunks; with ``blank``, a float cell without a value (NaN: ``energy_per_op_pj``
+    of a kernel without operations) is ``blank``."""
     cols = result.columns
     n = len(result)
     for lo in range(0, n, CHUNK):
-        lists = [cols[k][lo:lo + CHUNK].tolist() for k in cols]
+        lists = [_list(cols[k][lo:lo + CHUNK], blank) for k in cols]
         yield list(zip(*lists, strict=True))
 
 
+def _list(x: np.ndarray, blank: Any) -> list[Any]:
+    if blank is None or x.dtype.kind != "f" or np.isfinite(x).all():
+        return x.tolist()  # type: ignore[no-any-return]
+    return [v if math.isfinite(v) else blank for v in x.tolist()]
+
+
 def write_csv(result: SweepResult, fh: IO[str]) -> None:
+    """One row per design point; a cell without a value is empty."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(list(result.columns))
-    for rows in _rows(result):
+    for rows in _rows(result, blank=""):
         w.writerows(rows)
 
 

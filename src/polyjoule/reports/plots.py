@@ -232,7 +232,7 @@ def pareto(cols: Mapping[str, np.ndarray], out: str | Path, where: Mapping[str, 
     for n, size in enumerate(panels):
         ax = axes[n // ncols][n % ncols]
         sel = idx if size is None else idx[keys == size]
-        e = cols["energy_pj"][sel].astype(float)
+        e = cols["total_pj" if "total_pj" in cols else "energy_pj"][sel].astype(float)  # the front's energy
         lat = cols["latency_cycles"][sel].astype(float)
         arrays = cols["array"][sel].astype(str)
         front = cols["pareto"][sel].astype(bool) if "pareto" in cols else np.zeros(len(e), dtype=bool)

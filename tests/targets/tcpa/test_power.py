@@ -60,3 +60,24 @@ def test_analyze_json_static_and_power_from_the_declaration():
     assert d["power_mw"] == pytest.approx(d["total_pj"] * 1e-12 / t_s * 1e3)
     assert d["throughput_ips"] == pytest.approx(8 * 8 * 8 / t_s)  # one MAC iteration per point
     assert d["energy_per_op_pj"] == pytest.approx(d["total_pj"] / sum(d["counts"]["ops"].values()))
+
+
+def test_power_columns_equal_power_summary_per_run(tmp_path):
+    import numpy as np
+
+    from polyjoule.targets.tcpa.power import power_columns
+
+    p = tmp_path / "tiny.yaml"
+    p.write_text(V2)
+    a = load_array(p)
+    lat, dyn, ops, its = [1000, 7, 123456789], [7900.0, 1.5, 3e9], [500, 0, 10**12], [250, 3, 10**11]
+    cols = power_columns(a, np.asarray(lat), np.asarray(dyn), np.asarray(ops), np.asarray(its))
+    for i in range(3):
+        s = power_summary(a, lat[i], dyn[i], ops[i], its[i])
+        assert cols["static_pj"][i] == s.static_pj and cols["total_pj"][i] == s.total_pj
+        assert cols["power_mw"][i] == s.power_mw and cols["throughput_ips"][i] == s.throughput_ips
+        for c, v in s.static_pj_by_component.items():
+            assert cols[f"static.{c}"][i] == v
+    assert cols["energy_per_op_pj"][0] == 20.0 and np.isnan(cols["energy_per_op_pj"][1])
+    with pytest.raises(ParameterRangeError):
+        power_columns(a, np.asarray([5, 0]), np.zeros(2), np.ones(2), np.ones(2))

@@ -62,6 +62,15 @@ class EnergyTable:
         given = self.access_bits_pj.get(cls, {})
         return given[bits] if bits in given else self.access_pj[cls] * bits / 32
 
+    def at_width(self, bits: int) -> EnergyTable:
+        """This table with ``access_pj`` holding the energies of a ``bits``-wide access (for
+        code that prices accesses by class alone, e.g. the simulator's measured counts)."""
+        if bits == 32:
+            return self
+        access = {c: self.access(c, bits) for c in self.access_pj}
+        return EnergyTable(f"{self.name} ({bits}-bit words)", access, self.op_pj, self.sources,
+                           self.access_bits_pj)
+
     def op(self, dtype: str, op: str) -> float:
         try:
             return self.op_pj[dtype][op]

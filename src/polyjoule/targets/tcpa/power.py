@@ -2,7 +2,9 @@
 
 Dynamic energy (accesses and operations) comes from the analysis; here the declaration's
 leakage adds the static part: every component leaks for the whole run, busy or not, so
-static energy = leakage power x latency / clock. The instances per component
+static energy = leakage power x latency / clock. :func:`power_summary` prices one run,
+:func:`power_columns` many (numpy, float64; the same arithmetic in the same order, so a
+point of a sweep equals the scalar result). The instances per component
 (``docs/arch.md``): ``pe`` one per PE; ``register_file`` one per register word (RD plus
 ID/OD port registers) per PE; ``fifo`` one per FD word (FIFOs x depth) per PE;
 ``io_buffer`` one per word of I/O-buffer capacity over all borders.
@@ -12,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from polyjoule.errors import ParameterRangeError
 from polyjoule.targets.tcpa.array import ProcessorArray
@@ -90,3 +95,29 @@ def power_summary(array: ProcessorArray, latency_cycles: int, dynamic_pj: float,
         throughput_ips=iterations / t,
         energy_per_op_pj=total / operations if operations > 0 else None,
     )
+
+
+def power_columns(array: ProcessorArray, latency_cycles: Any, dynamic_pj: Any,
+                  operations: Any, iterations: Any) -> dict[str, np.ndarray]:
+    """:func:`power_summary` for arrays of runs: ``latency_seconds``, ``static.<component>``,
+    ``static_pj``, ``total_pj``, ``power_mw``, ``throughput_ips``, ``energy_per_op_pj``
+    (NaN where a run has no operations). float64 throughout: counts beyond int64 arrive
+    as Python integers (object arrays) and are converted once, so nothing wraps around."""
+    lat = np.asarray(latency_cycles)
+    if lat.size and np.any(lat < 1):
+        raise ParameterRangeError("latency below 1 cycle: a run takes at least 1 cycle")
+    t = np.asarray(lat, dtype=np.float64) * array.cycle_seconds
+    out: dict[str, np.ndarray] = {"latency_seconds": t}
+    static: Any = 0
+    for c, p in leakage_uw(array).items():
+        out[f"static.{c}"] = p * t * PJ_PER_UW_S
+        static = static + out[f"static.{c}"]
+    total = np.asarray(dynamic_pj, dtype=np.float64) + static
+    ops = np.asarray(operations, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_op = np.where(ops > 0, total / np.where(ops > 0, ops, 1.0), np.nan)
+    out.update(static_pj=np.asarray(static, dtype=np.float64), total_pj=total,
+               power_mw=total * 1e-12 / t * 1e3,
+               throughput_ips=np.asarray(iterations, dtype=np.float64) / t,
+               energy_per_op_pj=per_op)
+    return out
