@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -17,7 +18,7 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.errors import ParameterRangeError
+from polyjoule.errors import ParameterRangeError, UnknownNameError
 from polyjoule.mapping.legality import Verdict, kernel_verdict, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, cases
 from polyjoule.model.pra import PRA, Kernel
@@ -118,8 +119,30 @@ class Result:
     energy_pj: dict[str, Any]  # total, by_class, by_op
     volumes: list[VolumeRow]
     modes: dict[str, str]
+    # schedule and time (api branch): per phase the order, lambda_J, lambda_K, tile sizes,
+    # L_c and latency (``analysis.latency``); phases run one after another
+    schedule: list[dict[str, Any]] = field(default_factory=list)
+    latency_cycles: int | None = None
+    utilisation: float | None = None  # work / (PEs x latency), as in ``dse.sweep``
 
     def to_json(self) -> dict[str, Any]:
+        return {**self._counts_json(), "schedule": self.schedule,
+                "latency_cycles": self.latency_cycles, "utilisation": self.utilisation}
+
+    def to_pandas(self, table: str = "volumes") -> Any:
+        """A pandas DataFrame (the ``pandas`` extra): ``volumes`` (one row per case, the JSON's
+        ``volumes``) or ``totals`` (one row, the columns of a sweep point)."""
+        from polyjoule.analysis.frames import result_frame
+
+        return result_frame(self, table)
+
+    def to_csv(self) -> str:
+        """The per-case table as CSV text (``analyze --csv``), exact values."""
+        from polyjoule.analysis.frames import volumes_csv
+
+        return volumes_csv(self)
+
+    def _counts_json(self) -> dict[str, Any]:
         return {
             "values": self.values,
             "tile_sizes": {k: list(v) for k, v in self.tile_sizes.items()},
@@ -144,6 +167,19 @@ def case_energy(vol: Volume, pra: PRA, table: EnergyTable) -> tuple[dict[str, fl
         for op, n in s.expr.ops:
             by_op[op] = n * table.op(pra.dtype, op)
     return by_class, by_op
+
+
+def check_parameters(kernel: Kernel, values: Mapping[str, Any]) -> None:
+    """Every parameter of ``kernel`` given and no other: named errors, never a ``KeyError``."""
+    known = ", ".join(kernel.params)
+    unknown = [k for k in values if k not in kernel.params]
+    if unknown:
+        raise UnknownNameError(f"parameters: {kernel.name} has no parameter "
+                               f"{', '.join(map(str, unknown))} (parameters: {known})")
+    missing = [p for p in kernel.params if p not in values]
+    if missing:
+        raise ParameterRangeError(f"parameters: {kernel.name}: {', '.join(missing)} not set "
+                                  f"(parameters: {known})")
 
 
 @dataclass
@@ -193,11 +229,13 @@ class Analysis:
 
     def verdict(self, values: Mapping[str, Any]) -> Verdict:
         """Legality of the points of ``values``: the one rule of :mod:`polyjoule.mapping.legality`."""
+        check_parameters(self.kernel, values)
         return kernel_verdict([(ph.pra, ph.tiling, s) for ph, s in zip(self.phases, self.schedules(),
                                                                         strict=True)], values)
 
     def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
         """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
+        check_parameters(self.kernel, values)
         for ph in self.phases:
             self._check_domain(ph, values)
         why = self.verdict({k: int(values[k]) for k in self.kernel.params}).reason()
@@ -234,14 +272,27 @@ class Analysis:
                                   ph.formula_text(k, sizes), n,
                                   n * (sum(bc.values()) + sum(bo.values()))))
         total = sum(e_class.values()) + sum(e_op.values())
-        return Result(
+        return self._timed(values, Result(
             values={k: int(v) for k, v in values.items()},
             tile_sizes=tile_sizes,
             counts={**counts, "ops": dict(sorted(ops.items()))},
             energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
             volumes=rows,
             modes={ph.pra.name: ph.mode for ph in self.phases},
-        )
+        ))
+
+    def _timed(self, values: Mapping[str, int], r: Result) -> Result:
+        """``r`` with its schedule, latency and utilisation (the point is legal: evaluated)."""
+        from dataclasses import replace
+
+        from polyjoule.analysis.latency import kernel_latency
+
+        lat = kernel_latency(self, {k: int(v) for k, v in values.items()})
+        pes = self.array[0] * self.array[1]
+        work = self.counts(values)["work"]
+        cycles = int(lat["latency_cycles"])
+        return replace(r, schedule=lat["schedule"], latency_cycles=cycles,
+                       utilisation=work / (pes * cycles) if cycles > 0 else 0.0)
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
         """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed compute
@@ -262,6 +313,7 @@ class Analysis:
     def counts_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised :meth:`counts`: generated numpy code when every phase is symbolic
         (``analysis.compiled``); point by point when tile sizes are fixed per point."""
+        check_parameters(self.kernel, values)
         if all(ph.volumes is not None for ph in self.phases):
             if self._compiled is None:
                 from polyjoule.analysis.compiled import CompiledAnalysis
@@ -307,22 +359,30 @@ def derivation_key(pra: PRA, tiling: Tiling) -> str:
 
 
 def analyze(
-    kernel: Kernel | str,
+    kernel: Kernel | str | Path | None = None,
     array: tuple[int, ...] | ProcessorArray = (8, 8),
     tile: tuple[int, ...] | None = None,
     energy_table: EnergyTable | None = None,
     values: Mapping[str, int] | None = None,
     store: FormulaStore | None = None,
+    *,
+    einsum: str | None = None,
+    extents: Mapping[str, int] | None = None,
 ) -> Analysis:
     """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
 
+    ``kernel``: a :class:`Kernel`, a built-in name, a PRA YAML or C file, or einsum text (or
+    ``einsum=`` with ``extents=``), read as the CLI reads it
+    (:func:`polyjoule.frontends.resolve.kernel_from`).
     When the symbolic-tile rewrite does not apply (dims coupled across different tile
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
     lets the derivation happen here instead of at the first evaluation.
     """
-    from polyjoule.library.kernels import get
+    from polyjoule.frontends.resolve import kernel_from
 
-    k = get(kernel) if isinstance(kernel, str) else kernel
+    k = kernel_from(kernel, einsum, extents)
+    if values is not None:
+        check_parameters(k, values)
     if isinstance(array, ProcessorArray):
         table = energy_table or array.energy
         array = array.shape
