@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments
+from polyjoule.cli._common import EINSUM_HELP, EXTENTS_HELP, KERNEL_HELP, handles_errors
 from polyjoule.errors import SpecError
 
 if TYPE_CHECKING:
@@ -19,34 +18,25 @@ if TYPE_CHECKING:
     from polyjoule.model.pra import PRA, Kernel
 
 
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
+def load_any(spec: str | None, einsum: str | None = None, extents: str | None = None
+             ) -> Kernel:
+    """A built-in kernel name, a PRA YAML file, a C loop nest or an einsum (one resolver:
+    :func:`polyjoule.frontends.resolve.kernel_from`)."""
+    from polyjoule.frontends.resolve import kernel_from
+
+    return kernel_from(spec, einsum, extents)
 
 
-def load_any(spec: str) -> Kernel:
-    """A built-in kernel name, a PRA YAML file or a C loop nest (localised on the fly)."""
-    from polyjoule.frontends.pra_yaml import load_kernel_file
-    from polyjoule.library.kernels import get
-
-    if spec.endswith(".c"):
-        from polyjoule.frontends.cnest import c_kernel
-
-        return c_kernel(_read(spec), spec)
-    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
-        return load_kernel_file(spec)
-    return get(spec)
-
-
-def _displayed(spec: str) -> Kernel | KernelOutline:
+def _displayed(spec: str | None, einsum: str | None, extents: str | None
+               ) -> Kernel | KernelOutline:
     """What ``show`` prints: a built-in kernel's outline (read without sympy), else the kernel."""
-    if spec.endswith((".c", ".yaml", ".yml")) or Path(spec).is_file():
-        return load_any(spec)
-    from polyjoule.library.kernels import outline
+    from polyjoule.frontends.resolve import source_kind
 
-    return outline(spec)
+    if spec is None or einsum is not None or source_kind(spec) != "builtin":
+        return load_any(spec, einsum, extents)
+    from polyjoule.frontends.resolve import builtin_outline
+
+    return builtin_outline(spec)
 
 
 def _flow(value: Any) -> str:
@@ -111,14 +101,18 @@ def _show_pra(console: Console, pra: PRA | PhaseOutline, index: int, total: int)
     console.print(table)
 
 
-def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
+def _yaml_of(spec: str | None, k: Kernel | KernelOutline) -> str:
     """``show --yaml``: a file as written, a derived kernel as the YAML of its objects."""
-    if spec.endswith(".c"):
+    from polyjoule.frontends.resolve import read_source, source_kind
+
+    kind = "einsum" if spec is None else source_kind(spec)
+    if kind in ("c", "einsum"):
         from polyjoule.frontends.pra_dump import kernel_data
 
         return dump_yaml(kernel_data(k))
-    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
-        return _read(spec)
+    if kind == "yaml":
+        assert spec is not None
+        return read_source(spec)
     from importlib import resources
 
     return resources.files("polyjoule.library").joinpath("data", "kernels",
@@ -140,19 +134,10 @@ def _show_kernel(k: Kernel | KernelOutline) -> None:
 
 def _derive(source: str | None, einsum: str | None, extents: str | None, name: str | None,
             dtype: str) -> Kernel:
-    """``localize``: the kernel of an einsum or of a C file."""
-    if einsum is not None:
-        from polyjoule.frontends.einsum import einsum_kernel
+    """``localize``: the kernel of an einsum or of a C file (or of any kernel input)."""
+    from polyjoule.frontends.resolve import kernel_from
 
-        ext = parse_assignments(extents, "--extents") if extents else None
-        return einsum_kernel(einsum, ext, dtype, name or "einsum")
-    from polyjoule.frontends.cnest import c_kernel
-
-    if extents:
-        raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
-    assert source is not None
-    k = c_kernel(_read(source), source, dtype)
-    return replace(k, name=name) if name else k
+    return kernel_from(source, einsum, extents, name=name, dtype=dtype)
 
 
 def register(app: typer.Typer) -> None:
@@ -188,11 +173,13 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def show(
-        kernel: str = typer.Argument(..., help="Built-in kernel, PRA YAML file or C file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
-        k = _displayed(kernel)
+        k = _displayed(kernel, einsum, extents)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
@@ -202,15 +189,13 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def localize(
         source: str | None = typer.Argument(None, help="C file with a PolyBench-style loop nest."),
-        einsum: str | None = typer.Option(None, "--einsum", help="Einsum, e.g. 'C[m,n] += A[m,k]*B[k,n]'."),
-        extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         output: Path | None = typer.Option(None, "-o", "--output", help="Write the YAML here."),
         name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
         dtype: str = typer.Option("fp32", "--dtype", help="fp32, fp16, int32 or int8."),
     ) -> None:
         """Derive a PRA from a C loop nest or an einsum; print it as YAML (or write -o FILE)."""
-        if (source is None) == (einsum is None):
-            raise SpecError("localize: give either a C file or --einsum, not both or neither")
         if dtype not in ("fp32", "fp16", "int32", "int8"):
             raise SpecError(f"--dtype: {dtype!r} is not one of fp32, fp16, int32, int8")
         from polyjoule.frontends.pra_dump import kernel_data

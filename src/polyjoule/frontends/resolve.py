@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from polyjoule.errors import SpecError, UnknownNameError
 
@@ -65,6 +65,17 @@ def builtin(name: str) -> Kernel:
     if name not in known:
         raise unknown_kernel(name, known)
     return get(name)
+
+
+def builtin_outline(name: str) -> Any:
+    """What ``show`` prints of a built-in kernel, read without sympy (an unknown name as in
+    :func:`builtin`)."""
+    from polyjoule.library.kernels import names, outline
+
+    known = names()
+    if name not in known:
+        raise unknown_kernel(name, known)
+    return outline(name)
 
 
 def unknown_kernel(name: str, known: list[str]) -> UnknownNameError:
