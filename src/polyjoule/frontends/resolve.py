@@ -100,12 +100,12 @@ def parse_extents(extents: Mapping[str, int] | str | None) -> dict[str, int] | N
         if not item:
             continue
         k, eq, v = item.partition("=")
+        if not eq:
+            raise SpecError(f"--extents: {item!r} is not RANK=VALUE")
         try:
-            if not eq:
-                raise ValueError
             out[k.strip()] = int(v)
         except ValueError:
-            raise SpecError(f"--extents: {item!r} is not RANK=INTEGER") from None
+            raise SpecError(f"--extents: {k.strip()}: {v!r} is not an integer") from None
     return out
 
 
@@ -123,7 +123,8 @@ def kernel_from(source: str | Path | Kernel | None = None, einsum: str | None = 
     if source is not None and einsum is not None:
         raise SpecError("give a kernel (name or file) or --einsum, not both")
     if source is None and einsum is None:
-        raise SpecError("give a kernel: a built-in name, a .yaml or .c file, or --einsum")
+        raise SpecError("give either a kernel (a built-in name, a .yaml or a C file) or "
+                        "--einsum")
     if isinstance(source, Kernel):
         _no_extents(extents, source.name)
         return source
