@@ -112,7 +112,7 @@ def test_bad_c_is_one_line_exit_2(tmp_path: Path, args: list[str], src: str, pat
      r"rank 'q' of A\[m,q\] has no extent"),
     (["localize", "--einsum", "C[m,n] += A[m,k]*B[k,n]", "--extents", "m=2,n=2,k=x"],
      r"--extents: k: 'x' is not an integer"),
-    (["localize"], r"give either a C file or --einsum"),
+    (["localize"], r"give either a kernel .* or --einsum"),
     (["localize", "nope.c"], r"nope\.c: cannot read"),
     (["show", "no-such-kernel"], r"unknown kernel 'no-such-kernel'"),
     (["show", "missing.yaml"], r"missing\.yaml: cannot read"),

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -21,7 +22,7 @@ import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
-from polyjoule.errors import ParameterRangeError
+from polyjoule.errors import ParameterRangeError, UnknownNameError
 from polyjoule.mapping.legality import Verdict, kernel_verdict, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, cases
 from polyjoule.model.pra import PRA, Kernel
@@ -130,6 +131,19 @@ class Result:
     utilisation: float  # iterations / (PEs x latency): busy PE-cycles at pi = 1
     power: PowerSummary  # dynamic vs static energy, power, throughput, energy per op
 
+    def to_pandas(self, table: str = "volumes") -> Any:
+        """A pandas DataFrame (the ``pandas`` extra): ``volumes`` (one row per case, the JSON's
+        ``volumes``) or ``totals`` (one row, the columns of a sweep point)."""
+        from polyjoule.analysis.frames import result_frame
+
+        return result_frame(self, table)
+
+    def to_csv(self) -> str:
+        """The per-case table as CSV text (``analyze --csv``), exact values."""
+        from polyjoule.analysis.frames import volumes_csv
+
+        return volumes_csv(self)
+
     def to_json(self) -> dict[str, Any]:
         """The analysis part of ``polyjoule analyze --json`` (README.md)."""
         return {
@@ -163,6 +177,19 @@ def case_energy(vol: Volume, pra: PRA, array: ProcessorArray) -> tuple[dict[str,
         for op, n in s.expr.ops:
             by_op[op] = n * array.energy.op(pra.dtype, op)
     return by_class, by_op
+
+
+def check_parameters(kernel: Kernel, values: Mapping[str, Any]) -> None:
+    """Every parameter of ``kernel`` given and no other: named errors, never a ``KeyError``."""
+    known = ", ".join(kernel.params)
+    unknown = [k for k in values if k not in kernel.params]
+    if unknown:
+        raise UnknownNameError(f"parameters: {kernel.name} has no parameter "
+                               f"{', '.join(map(str, unknown))} (parameters: {known})")
+    missing = [p for p in kernel.params if p not in values]
+    if missing:
+        raise ParameterRangeError(f"parameters: {kernel.name}: {', '.join(missing)} not set "
+                                  f"(parameters: {known})")
 
 
 @dataclass
@@ -219,11 +246,13 @@ class Analysis:
 
     def verdict(self, values: Mapping[str, Any]) -> Verdict:
         """Legality of the points of ``values``: the one rule of :mod:`polyjoule.mapping.legality`."""
+        check_parameters(self.kernel, values)
         return kernel_verdict([(ph.pra, ph.tiling, s) for ph, s in zip(self.phases, self.schedules(),
                                                                         strict=True)], values)
 
     def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
         """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
+        check_parameters(self.kernel, values)
         for ph in self.phases:
             self._check_domain(ph, values)
         why = self.verdict({k: int(values[k]) for k in self.kernel.params}).reason()
@@ -301,6 +330,7 @@ class Analysis:
     def counts_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised :meth:`counts`: generated numpy code when every phase is symbolic
         (``analysis.compiled``); point by point when tile sizes are fixed per point."""
+        check_parameters(self.kernel, values)
         if all(ph.volumes is not None for ph in self.phases):
             if self._compiled is None:
                 from polyjoule.analysis.compiled import CompiledAnalysis
@@ -379,15 +409,21 @@ def derivation_key(pra: PRA, tiling: Tiling) -> str:
 
 
 def analyze(
-    kernel: Kernel | str,
+    kernel: Kernel | str | Path | None = None,
     array: tuple[int, ...] | ProcessorArray = (8, 8),
     tile: tuple[int, ...] | None = None,
     energy_table: EnergyTable | None = None,
     values: Mapping[str, int] | None = None,
     store: FormulaStore | None = None,
+    *,
+    einsum: str | None = None,
+    extents: Mapping[str, int] | None = None,
 ) -> Analysis:
     """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
 
+    ``kernel``: a :class:`Kernel`, a built-in name, a PRA YAML or C file, or einsum text (or
+    ``einsum=`` with ``extents=``), read as the CLI reads it
+    (:func:`polyjoule.frontends.resolve.kernel_from`).
     ``array``: a declaration (``ProcessorArray``: grid, clock, leakage, word widths and
     energies) or a grid shape (the shipped declaration with that grid); ``energy_table``
     replaces the declaration's energies.
@@ -396,9 +432,11 @@ def analyze(
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
     lets the derivation happen here instead of at the first evaluation.
     """
-    from polyjoule.library.kernels import get
+    from polyjoule.frontends.resolve import kernel_from
 
-    k = get(kernel) if isinstance(kernel, str) else kernel
+    k = kernel_from(kernel, einsum, extents)
+    if values is not None:
+        check_parameters(k, values)
     decl = array if isinstance(array, ProcessorArray) else None
     array = decl.shape if decl is not None else tuple(array)
     if decl is None:

@@ -97,6 +97,20 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
     return values
 
 
+KERNEL_HELP = "Built-in kernel name, PRA YAML file (.yaml) or C loop nest (.c); or give --einsum."
+EINSUM_HELP = "Einsum instead of KERNEL, e.g. 'C[m,n] += A[m,k]*B[k,n]'."
+EXTENTS_HELP = "Rank extents of --einsum, e.g. m=64,n=64,k=64 (they become its default dataset)."
+
+
+def load_kernel(kernel: str | None, einsum: str | None = None, extents: str | None = None
+                ) -> Any:
+    """The kernel of a command's KERNEL argument or ``--einsum`` (one resolver for every
+    command: :func:`polyjoule.frontends.resolve.kernel_from`)."""
+    from polyjoule.frontends.resolve import kernel_from
+
+    return kernel_from(kernel, einsum, extents)
+
+
 MACHINE_HELP = ("The target's machine: a shipped declaration by name or a declaration YAML "
                 "file (default: the target's default machine; listed in docs).")
 

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, output_path, parse_assignments
+from polyjoule.cli._common import (
+    EINSUM_HELP,
+    EXTENTS_HELP,
+    KERNEL_HELP,
+    handles_errors,
+    output_path,
+)
 from polyjoule.errors import SpecError
 from polyjoule.model.dtypes import DTYPES
 
@@ -22,35 +27,26 @@ _INCLUDE_HELP = "C include folder (repeatable), e.g. the PolyBench utilities/ fo
 _DEFINE_HELP = "C macro NAME or NAME=VALUE (repeatable), e.g. DATA_TYPE_IS_FLOAT."
 
 
-def _read(path: str) -> str:
-    from polyjoule.frontends.specfile import read_text
+def load_any(spec: str | None, einsum: str | None = None, extents: str | None = None,
+             include: list[str] | None = None, define: list[str] | None = None) -> Kernel:
+    """A built-in kernel name, a PRA YAML file, a C loop nest or an einsum (one resolver:
+    :func:`polyjoule.frontends.resolve.kernel_from`)."""
+    from polyjoule.frontends.resolve import kernel_from
 
-    return read_text(path)
-
-
-def load_any(spec: str, include: list[str] | None = None,
-             define: list[str] | None = None) -> Kernel:
-    """A built-in kernel name, a PRA YAML file or a C loop nest (localised on the fly)."""
-    from polyjoule.frontends.pra_yaml import load_kernel_file
-    from polyjoule.library.kernels import get
-
-    if spec.endswith(".c"):
-        from polyjoule.frontends.cnest import c_kernel
-
-        return c_kernel(_read(spec), spec, include_dirs=include or (), defines=define or ())
-    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
-        return load_kernel_file(spec)
-    return get(spec)
+    return kernel_from(spec, einsum, extents, include=include or (), define=define or ())
 
 
-def _displayed(spec: str, include: list[str] | None = None,
-               define: list[str] | None = None) -> Kernel | KernelOutline:
+def _displayed(spec: str | None, einsum: str | None, extents: str | None,
+               include: list[str] | None = None, define: list[str] | None = None
+               ) -> Kernel | KernelOutline:
     """What ``show`` prints: a built-in kernel's outline (read without sympy), else the kernel."""
-    if spec.endswith((".c", ".yaml", ".yml")) or Path(spec).is_file():
-        return load_any(spec, include, define)
-    from polyjoule.library.kernels import outline
+    from polyjoule.frontends.resolve import source_kind
 
-    return outline(spec)
+    if spec is None or einsum is not None or source_kind(spec) != "builtin":
+        return load_any(spec, einsum, extents, include, define)
+    from polyjoule.frontends.resolve import builtin_outline
+
+    return builtin_outline(spec)
 
 
 def _flow(value: Any) -> str:
@@ -109,14 +105,18 @@ def _show_pra(con: Any, pra: PRA | PhaseOutline, index: int, total: int) -> None
                  for s in pra.statements], con=con)
 
 
-def _yaml_of(spec: str, k: Kernel | KernelOutline) -> str:
+def _yaml_of(spec: str | None, k: Kernel | KernelOutline) -> str:
     """``show --yaml``: a file as written, a derived kernel as the YAML of its objects."""
-    if spec.endswith(".c"):
+    from polyjoule.frontends.resolve import read_source, source_kind
+
+    kind = "einsum" if spec is None else source_kind(spec)
+    if kind in ("c", "einsum"):
         from polyjoule.frontends.pra_dump import kernel_data
 
         return dump_yaml(kernel_data(k))
-    if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
-        return _read(spec)
+    if kind == "yaml":
+        assert spec is not None
+        return read_source(spec)
     from importlib import resources
 
     return resources.files("polyjoule.library").joinpath("data", "kernels",
@@ -138,19 +138,11 @@ def _show_kernel(k: Kernel | KernelOutline, wide: bool = False) -> None:
 def _derive(source: str | None, einsum: str | None, extents: str | None, name: str | None,
             dtype: str | None, include: list[str] | None = None,
             define: list[str] | None = None) -> Kernel:
-    """``localize``: the kernel of an einsum or of a C file."""
-    if einsum is not None:
-        from polyjoule.frontends.einsum import einsum_kernel
+    """``localize``: the kernel of an einsum or of a C file (or of any kernel input)."""
+    from polyjoule.frontends.resolve import kernel_from
 
-        ext = parse_assignments(extents, "--extents") if extents else None
-        return einsum_kernel(einsum, ext, dtype or "fp32", name or "einsum")
-    from polyjoule.frontends.cnest import c_kernel
-
-    if extents:
-        raise SpecError("--extents: only for --einsum (C loop bounds are parameters)")
-    assert source is not None
-    k = c_kernel(_read(source), source, dtype, include_dirs=include or (), defines=define or ())
-    return replace(k, name=name) if name else k
+    return kernel_from(source, einsum, extents, name=name, dtype=dtype, include=include or (),
+                       define=define or ())
 
 
 def register(app: typer.Typer) -> None:
@@ -183,14 +175,16 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def show(
-        kernel: str = typer.Argument(..., help="Built-in kernel, PRA YAML file or C file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
         as_yaml: bool = typer.Option(False, "--yaml", help="Print the PRA as YAML instead."),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         include: list[str] | None = typer.Option(None, "-I", "--include", help=_INCLUDE_HELP),
         define: list[str] | None = typer.Option(None, "-D", "--define", help=_DEFINE_HELP),
         wide: bool = typer.Option(False, "--wide", help="Full tables, whatever the terminal's width."),
     ) -> None:
         """Print the PRA of a kernel readably: dims, tensors and every statement."""
-        k = _displayed(kernel, include, define)
+        k = _displayed(kernel, einsum, extents, include, define)
         if as_yaml:
             typer.echo(_yaml_of(kernel, k), nl=False)
             return
@@ -200,8 +194,8 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def localize(
         source: str | None = typer.Argument(None, help="C file with a PolyBench-style loop nest."),
-        einsum: str | None = typer.Option(None, "--einsum", help="Einsum, e.g. 'C[m,n] += A[m,k]*B[k,n]'."),
-        extents: str | None = typer.Option(None, "--extents", help="Rank extents m=..,n=..,k=.. (einsum)."),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         output: Path | None = typer.Option(None, "-o", "--output", callback=output_path, help="Write the YAML here."),
         name: str | None = typer.Option(None, "--name", help="Kernel name (default: from the source)."),
         dtype: str | None = typer.Option(None, "--dtype", help=", ".join(DTYPES) + " (default: "
@@ -210,8 +204,6 @@ def register(app: typer.Typer) -> None:
         define: list[str] | None = typer.Option(None, "-D", "--define", help=_DEFINE_HELP),
     ) -> None:
         """Derive a PRA from a C loop nest or an einsum; print it as YAML (or write -o FILE)."""
-        if (source is None) == (einsum is None):
-            raise SpecError("localize: give either a C file or --einsum, not both or neither")
         if dtype is not None and dtype not in DTYPES:
             raise SpecError(f"--dtype: {dtype!r} is not one of {', '.join(DTYPES)}")
         from polyjoule.frontends.pra_dump import kernel_data

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints, positive_finite
+from polyjoule.cli._common import (
+    EINSUM_HELP,
+    EXTENTS_HELP,
+    KERNEL_HELP,
+    handles_errors,
+    load_kernel,
+    parse_assignments,
+    parse_ints,
+    positive_finite,
+)
 from polyjoule.errors import ValidationMismatch
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -64,10 +73,11 @@ def _op_latency(text: str | None) -> dict[str, int] | None:
     return given or None
 
 
-def _common(kernel: str, array: str, tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
-    from polyjoule.cli.symbolic import load_kernel, parse_array
+def _common(kernel: str | None, einsum: str | None, extents: str | None, array: str,
+            tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
+    from polyjoule.cli.symbolic import parse_array
 
-    return load_kernel(kernel), parse_array(array), parse_ints(tile, "--tile")
+    return load_kernel(kernel, einsum, extents), parse_array(array), parse_ints(tile, "--tile")
 
 
 def register(app: typer.Typer) -> None:
@@ -76,7 +86,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def simulate(
-        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
@@ -93,7 +105,7 @@ def register(app: typer.Typer) -> None:
         """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
         from polyjoule.analysis.simulator import simulate as run
 
-        k, arr, tl = _common(kernel, array, tile)
+        k, arr, tl = _common(kernel, einsum, extents, array, tile)
         values = _values(k, set_, None, dataset)
         r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
                 op_latency=_op_latency(op_latency), seed=seed,
@@ -109,7 +121,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def validate(
-        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
         sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
@@ -127,7 +141,7 @@ def register(app: typer.Typer) -> None:
         from polyjoule.analysis.simulator import simulate as run
         from polyjoule.cli.symbolic import resolve_table
 
-        k, arr, tl = _common(kernel, array, tile)
+        k, arr, tl = _common(kernel, einsum, extents, array, tile)
         values = _values(k, set_, sizes, dataset)
         table = resolve_table(array, energy_table)
         r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))

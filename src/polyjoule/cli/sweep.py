@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, output_path, positive_finite
+from polyjoule.cli._common import (
+    EINSUM_HELP,
+    EXTENTS_HELP,
+    KERNEL_HELP,
+    handles_errors,
+    load_kernel,
+    output_path,
+    positive_finite,
+)
 from polyjoule.errors import SpecError
 
 if TYPE_CHECKING:
@@ -123,13 +131,24 @@ def _print_summary(out: Console, console: Console, result: Any, store: Any,
         echo(f"wrote {p}", con=out)
 
 
+def _datasets(k: Any, size: list[str], dataset: str | None) -> list[str]:
+    """``--dataset`` as a list; with neither it nor ``--size``: the kernel's own ``default``
+    dataset (an einsum's ``--extents``), if it has one."""
+    datasets = [d.strip() for d in dataset.split(",") if d.strip()] if dataset else []
+    if not size and not datasets and "default" in k.datasets:
+        return ["default"]
+    return datasets
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sweep`` and ``plot`` to the app."""
 
     @app.command()
     @handles_errors
     def sweep(
-        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
                                        "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
         dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
@@ -169,7 +188,6 @@ def register(app: typer.Typer) -> None:
         """
         from rich.console import Console
 
-        from polyjoule.cli.symbolic import load_kernel
         from polyjoule.dse import space
         from polyjoule.dse.cache import FormulaCache
         from polyjoule.dse.sweep import SweepSpec, run_sweep
@@ -185,9 +203,8 @@ def register(app: typer.Typer) -> None:
         out = plain_console(wide)
         if top < 0 or validate_k < 0:
             raise SpecError("--top and --validate must be non-negative")
-        k = load_kernel(kernel)
-        datasets = [d.strip() for d in dataset.split(",") if d.strip()] if dataset else []
-        grid = space.size_grid(k, size, datasets)
+        k = load_kernel(kernel, einsum, extents)
+        grid = space.size_grid(k, size, _datasets(k, size, dataset))
         maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
                               space.parse_orders(k, orders))
         tables = [load_table(p) for p in energy_table] or [load_table(None)]

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polyjoule.cli._common import handles_errors, parse_assignments, parse_ints
+from polyjoule.cli._common import (
+    EINSUM_HELP,
+    EXTENTS_HELP,
+    KERNEL_HELP,
+    handles_errors,
+    load_kernel,
+    parse_assignments,
+    parse_ints,
+)
 from polyjoule.errors import SpecError
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -17,28 +25,15 @@ if TYPE_CHECKING:
     from polyjoule.targets.tcpa.energy import EnergyTable
 
 
-def load_kernel(name: str) -> Kernel:
-    """A built-in kernel name, a PRA YAML file or a C file (localised on the fly)."""
-    from polyjoule.frontends.pra_yaml import load_kernel_file
-    from polyjoule.library.kernels import get
-
-    if name.endswith(".c"):
-        from polyjoule.cli.kernels import load_any
-
-        return load_any(name)
-    if name.endswith((".yaml", ".yml")) or Path(name).is_file():
-        return load_kernel_file(name)
-    return get(name)
-
-
 def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
                    default: str = "LARGE", sizes: str | None = None) -> dict[str, int]:
-    """Parameter values from ``--set``/``--sizes`` over ``--dataset`` (when neither values nor
-    a dataset are given: the ``default`` preset, if the kernel has one)."""
+    """Parameter values from ``--set``/``--sizes`` over ``--dataset``. When neither values nor
+    a dataset are given: the kernel's own ``default`` dataset (an einsum's ``--extents``), else
+    the command's ``default`` preset, if the kernel has them."""
     given = parse_assignments(set_, "--set")
     given.update(parse_assignments(sizes, "--sizes"))
-    if dataset is None and not given and default in kernel.datasets:
-        dataset = default
+    if dataset is None and not given:
+        dataset = next((d for d in ("default", default) if d in kernel.datasets), None)
     values = kernel.resolve(given, dataset)
     missing = [p for p in kernel.params if p not in values]
     if missing:
@@ -73,7 +68,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def analyze(
-        kernel: str = typer.Argument(..., help="Built-in kernel name or PRA YAML file."),
+        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
@@ -83,25 +80,34 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
         as_latex: bool = typer.Option(False, "--latex", help="Show formulas as LaTeX."),
         wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+        as_csv: bool = typer.Option(False, "--csv", help="Print the per-case table as CSV "
+                                    "(exact counts and pJ)."),
+        output: Path | None = typer.Option(None, "-o", "--output", help="Write the --json or "
+                                           "--csv output to this file (format by suffix when "
+                                           "neither is given)."),
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
         from polyjoule.targets.tcpa.array import array_of
         from polyjoule.targets.tcpa.energy import load_table
 
-        k = load_kernel(kernel)
+        fmt = output_format(as_json, as_csv, output)
+        k = load_kernel(kernel, einsum, extents)
         values = resolve_values(k, set_, dataset)
         decl = array_of(array)
         table = load_table(energy_table, base=decl.energy)
         a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
         r = a.evaluate(values)
         extra = r.to_json()
-        if as_json:
+        if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
                    "derive_seconds": a.derive_seconds}
             if as_latex:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
-            typer.echo(json.dumps(out, indent=2))
+            emit(json.dumps(out, indent=2) + "\n", output)
+            return
+        if fmt == "csv":
+            emit(r.to_csv(), output)
             return
         _print(k, a, r, extra, wide)
         if as_latex:
@@ -127,6 +133,30 @@ def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]
             out.append((ph.pra.name, v.case.statement.id, v.case.name,
                         latex(v.formula, ph.pra, ph.groups)))
     return out
+
+
+def output_format(as_json: bool, as_csv: bool, output: Path | None) -> str:
+    """``json``, ``csv`` or ``table``: the flags, else the suffix of ``-o FILE``."""
+    if as_json and as_csv:
+        raise SpecError("--json and --csv: give one of them")
+    if as_json or as_csv:
+        return "json" if as_json else "csv"
+    if output is None:
+        return "table"
+    if output.suffix.lower() in (".json", ".csv"):
+        return output.suffix.lower()[1:]
+    raise SpecError(f"-o {output}: give --json or --csv (or a .json or .csv file name)")
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it to ``output`` all-or-nothing and say so on stderr."""
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    from polyjoule.reports.files import write_atomic
+
+    path = write_atomic(output, text)
+    typer.echo(f"wrote {path}", err=True)
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]

@@ -93,6 +93,13 @@ class SweepResult:
     def order_by(self, key: str = "edp") -> np.ndarray:
         return np.argsort(self.columns[key], kind="stable")
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame (the ``pandas`` extra): one row per design point, the columns
+        of the CSV; ``attrs`` hold the metadata."""
+        from polyjoule.analysis.frames import columns_frame
+
+        return columns_frame(self.columns, self.meta)
+
 
 def _py(x: Any) -> Any:
     if isinstance(x, np.integer):
