@@ -121,3 +121,11 @@ def test_a_target_with_only_the_required_questions():
     assert "bare has no error bar" in r.output
     r = _run("--gate", "--target", "bare")
     assert r.exit_code == 2 and "bare publishes no problem set" in r.stderr
+
+
+def test_json_names_the_build_it_ran_on():
+    """Every output names its machine: the default build, or the one --machine chose."""
+    default = json.loads(_run("gemm.relu", "16x16x16", "--json").stdout)
+    other = json.loads(_run("gemm.relu", "16x16x16", "--json", "--machine", "maxdim64").stdout)
+    assert default["machine"].startswith("build maxdim16:") and "MAXDIM=16" in default["machine"]
+    assert other["machine"].startswith("build maxdim64:") and "MAXDIM=64" in other["machine"]

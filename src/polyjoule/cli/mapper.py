@@ -257,7 +257,8 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
     cands = _candidates(tgt, res, top, verify)
     if as_json:
         doc: dict[str, Any] = {
-            "problem": problem.title, "target": tgt.name, "nests": res.considered,
+            "problem": problem.title, "target": tgt.name,
+            "machine": targets.machine_header(tgt), "nests": res.considered,
             "encodable": len(res.candidates), "census": _census_rows(res),
             "candidates": cands,
             "objectives": list(tgt.objectives),
@@ -310,7 +311,8 @@ def _gate_cmd(target_name: str | None, as_json: bool, wide: bool = False) -> Non
     tgt = targets.get(target_name or targets.default_name())
     result = gate.run_set(targets.problem_set(tgt), tgt)
     if as_json:
-        typer.echo(json.dumps({"ok": result.ok, "passed": result.passed, "rows": [
+        typer.echo(json.dumps({"machine": targets.machine_header(tgt), "ok": result.ok,
+                               "passed": result.passed, "rows": [
             {"problem": r.problem.title, "nests": r.result.considered,
              "encodable": len(r.result.candidates), "verified": r.verified,
              "best": r.result.best.label if r.result.best else None,
