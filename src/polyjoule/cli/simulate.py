@@ -80,89 +80,91 @@ def _common(kernel: str | None, einsum: str | None, extents: str | None, array: 
     return load_kernel(kernel, einsum, extents), parse_array(array), parse_ints(tile, "--tile")
 
 
+@handles_errors
+def simulate(
+    kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+    einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+    extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
+    array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+    tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+    set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
+    dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
+    pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
+    w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),
+    op_latency: str | None = typer.Option(None, "--op-latency", help="Per-op latencies mul=3,div=8."),
+    order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
+    memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+) -> None:
+    """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
+    from polyjoule.analysis.simulator import simulate as run
+
+    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    values = _values(k, set_, None, dataset)
+    r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
+            op_latency=_op_latency(op_latency), seed=seed,
+            memory_limit=int(memory_gib * 2**30))
+    if as_json:
+        typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
+    else:
+        _print_simulation(k, arr, values, r, wide)
+    if not r.ok:
+        raise ValidationMismatch(f"simulation of {k.name} failed its checks: "
+                                 f"{r.violations[0] if r.violations else ''}")
+
+
+@handles_errors
+def validate(
+    kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+    einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+    extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
+    array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
+    sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
+    tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
+    set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
+    dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
+    energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
+    memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+) -> None:
+    """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
+    from polyjoule.analysis import analyze
+    from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
+    from polyjoule.analysis.simulator import simulate as run
+    from polyjoule.cli.symbolic import resolve_table
+
+    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    values = _values(k, set_, sizes, dataset)
+    table = resolve_table(array, energy_table)
+    r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))
+    a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
+    sym = a.evaluate(values)
+    latency = kernel_latency(kernel_schedules(k, arr, tl), values)
+    priced = table.at_width(a.machine.bits(k.phases[0].dtype))  # the kernel's word width
+    rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
+    rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
+    bad = [row for row in rows if row[3] is False]
+    if as_json:
+        typer.echo(json.dumps({
+            "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
+            "rows": [{"what": w_, "symbolic": s_, "simulated": m_, "match": ok}
+                     for w_, s_, m_, ok in rows],
+            "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
+    else:
+        _print_validation(k, arr, values, rows, wide)
+    if bad:
+        raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "
+                                 f"(first: {bad[0][0]}: {bad[0][1]} vs {bad[0][2]})")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``simulate`` and ``validate``."""
-
-    @app.command()
-    @handles_errors
-    def simulate(
-        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
-        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
-        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
-        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
-        tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
-        set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
-        dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
-        pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
-        w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),
-        op_latency: str | None = typer.Option(None, "--op-latency", help="Per-op latencies mul=3,div=8."),
-        order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
-        seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
-        memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
-    ) -> None:
-        """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
-        from polyjoule.analysis.simulator import simulate as run
-
-        k, arr, tl = _common(kernel, einsum, extents, array, tile)
-        values = _values(k, set_, None, dataset)
-        r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
-                op_latency=_op_latency(op_latency), seed=seed,
-                memory_limit=int(memory_gib * 2**30))
-        if as_json:
-            typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
-        else:
-            _print_simulation(k, arr, values, r, wide)
-        if not r.ok:
-            raise ValidationMismatch(f"simulation of {k.name} failed its checks: "
-                                     f"{r.violations[0] if r.violations else ''}")
-
-    @app.command()
-    @handles_errors
-    def validate(
-        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
-        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
-        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
-        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
-        sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
-        tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
-        set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
-        dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
-        energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
-        seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
-        memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
-    ) -> None:
-        """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
-        from polyjoule.analysis import analyze
-        from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
-        from polyjoule.analysis.simulator import simulate as run
-        from polyjoule.cli.symbolic import resolve_table
-
-        k, arr, tl = _common(kernel, einsum, extents, array, tile)
-        values = _values(k, set_, sizes, dataset)
-        table = resolve_table(array, energy_table)
-        r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))
-        a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
-        sym = a.evaluate(values)
-        latency = kernel_latency(kernel_schedules(k, arr, tl), values)
-        priced = table.at_width(a.machine.bits(k.phases[0].dtype))  # the kernel's word width
-        rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
-        rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
-        bad = [row for row in rows if row[3] is False]
-        if as_json:
-            typer.echo(json.dumps({
-                "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
-                "rows": [{"what": w_, "symbolic": s_, "simulated": m_, "match": ok}
-                         for w_, s_, m_, ok in rows],
-                "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
-        else:
-            _print_validation(k, arr, values, rows, wide)
-        if bad:
-            raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "
-                                     f"(first: {bad[0][0]}: {bad[0][1]} vs {bad[0][2]})")
+    """Add ``simulate`` and ``validate`` to the app."""
+    app.command("simulate")(simulate)
+    app.command("validate")(validate)
 
 
 def _fmt(x: Any, what: str) -> str:

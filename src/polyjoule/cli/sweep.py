@@ -140,145 +140,171 @@ def _datasets(k: Any, size: list[str], dataset: str | None) -> list[str]:
     return datasets
 
 
+@handles_errors
+def sweep(
+    kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
+    einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
+    extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
+    size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
+                                   "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
+    dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
+    arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC for 1-D)."),
+    tile: list[str] = typer.Option([], "--tile", help="Tile sizes p0,p1,.. or auto (ceil(N/t)). Repeatable."),
+    orders: str = typer.Option("auto", "--orders", help="Scanning orders, innermost first: auto (best per "
+                               "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
+    energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
+                                            "(each is a sweep dimension)."),
+    pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations of a PE)."),
+    w: int = typer.Option(1, "--w", max=2**31, help="Operation latency in cycles."),
+    skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
+                                         "run (array larger than the problem, ...) instead of failing."),
+    csv_out: Path | None = typer.Option(None, "--csv", callback=output_path, help="Write every design point as CSV."),
+    json_out: Path | None = typer.Option(None, "--json", callback=output_path, help="Write every design point (and the "
+                                         "validation) as JSON."),
+    top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
+    sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
+                             "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
+                                          "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
+                                         "(tcp://host:8786): derivations and validations run there."),
+    scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", callback=positive_finite, help="Seconds to wait for "
+                                            "the scheduler."),
+    validate_k: int = typer.Option(0, "--validate", min=0, max=10**6, help="Check K sampled points against the "
+                                   "simulator and the scalar evaluation (exact equality)."),
+    validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
+                                     "validated point may have (simulator cost)."),
+    wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+) -> None:
+    """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
+
+    Energy, latency, EDP, utilisation and the energy-latency Pareto front of every design
+    point, from formulas derived once per mapping (cached) and evaluated vectorised.
+    """
+    from polyjoule.reports.tables import console as plain_console
+
+    t0 = time.perf_counter()
+    spec = _spec(kernel, einsum, extents, size, dataset, arrays, tile, orders, energy_table,
+                 pi, w, skip_infeasible)
+    for p in (csv_out, json_out):
+        if p is not None and p.is_dir():
+            raise SpecError(f"{p}: is a directory")
+    result, store = _execute(spec, cache_dir, no_cache, scheduler, scheduler_timeout,
+                             validate_k, validate_max)
+    _report(plain_console(wide), result, store, scheduler, csv_out, json_out, top, sort,
+            time.perf_counter() - t0)
+
+
+def _spec(kernel: str | None, einsum: str | None, extents: str | None, size: list[str],
+          dataset: str | None, arrays: str, tile: list[str], orders: str,
+          energy_table: list[Path], pi: int, w: int, skip_infeasible: bool) -> Any:
+    """The design space the command line describes (a :class:`~polyjoule.dse.sweep.SweepSpec`)."""
+    from polyjoule.dse import space
+    from polyjoule.dse.sweep import SweepSpec
+    from polyjoule.targets.tcpa.energy import load_table
+
+    k = load_kernel(kernel, einsum, extents)
+    grid = space.size_grid(k, size, _datasets(k, size, dataset))
+    maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
+                          space.parse_orders(k, orders))
+    tables = [load_table(p) for p in energy_table] or [load_table(None)]
+    return SweepSpec(k, grid, maps, tables, pi, w, skip_infeasible)
+
+
+def _execute(spec: Any, cache_dir: Path | None, no_cache: bool, scheduler: str | None,
+             scheduler_timeout: float, validate_k: int, validate_max: int) -> tuple[Any, Any]:
+    """Run the sweep (and the sampled validation) with a progress bar; the result and cache."""
+    from rich.console import Console
+
+    from polyjoule.dse.cache import FormulaCache
+    from polyjoule.dse.sweep import run_sweep
+
+    store = None if no_cache else FormulaCache(cache_dir)
+    executor = None
+    if scheduler is not None:
+        from polyjoule.dse.distributed import DaskExecutor
+
+        executor = DaskExecutor(scheduler, scheduler_timeout)
+    progress = _LazyProgress(Console(stderr=True))
+    try:
+        result = run_sweep(spec, store=store, executor=executor, progress=progress)
+        if validate_k:
+            from polyjoule.dse.validate import validate
+
+            result.validation = validate(result, spec, validate_k, executor=executor,
+                                         max_instances=validate_max, progress=progress)
+            n = result.validation["checked"]
+            progress("validate", n, n)
+    finally:
+        progress.close()
+        if executor is not None:
+            executor.close()
+        if store is not None:
+            store.close()
+    return result, store
+
+
+def _report(out: Any, result: Any, store: Any, scheduler: str | None, csv_out: Path | None,
+            json_out: Path | None, top: int, sort: str, seconds: float) -> None:
+    """Write the files, print the table and the summary; a validation mismatch is exit 1."""
+    from rich.console import Console
+
+    from polyjoule.errors import ValidationMismatch
+    from polyjoule.reports.output import write_outputs
+    from polyjoule.reports.tables import echo
+
+    if store is not None:
+        result.meta["cache"] = {"dir": str(store.directory), "hits": store.stats.hits,
+                                "misses": store.stats.misses, "rejected": store.stats.rejected,
+                                "rebuilt": store.stats.rebuilt}
+    if scheduler is not None:
+        result.meta["scheduler"] = scheduler
+    written = write_outputs(result, csv_out, json_out)
+    _print_table(out, result, top, sort)
+    _print_summary(out, Console(stderr=True), result, store, written, seconds)
+    if result.validation is not None:
+        from polyjoule.dse.validate import summary
+
+        echo(summary(result.validation), con=out)
+        if result.validation["mismatches"]:
+            raise ValidationMismatch(
+                f"--validate: {result.validation['mismatches']} sampled points differ from the "
+                "simulator or the scalar evaluation (details in the --json output)")
+
+
+@handles_errors
+def plot(
+    sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
+    kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
+    output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Image file (.png, .svg or .pdf)."),
+    x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
+    where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
+                                    "e.g. --where array=8x8."),
+    title: str | None = typer.Option(None, "--title", help="Plot title."),
+) -> None:
+    """Plot a sweep: energy breakdown vs problem size, or the energy-latency Pareto scatter."""
+    from polyjoule.reports import plots
+
+    if kind not in ("breakdown", "pareto"):
+        raise SpecError(f"--kind: {kind!r} is not breakdown or pareto")
+    sel: dict[str, str] = {}
+    for item in where:
+        if "=" not in item:
+            raise SpecError(f"--where: {item!r} is not COLUMN=VALUE")
+        a, b = item.split("=", 1)
+        sel[a.strip()] = b.strip()
+    cols, _ = plots.load(sweep_file)
+    if kind == "breakdown":
+        path = plots.breakdown(cols, output, x=x, where=sel, title=title)
+    else:
+        path = plots.pareto(cols, output, where=sel, title=title)
+    from polyjoule.reports.tables import echo
+
+    echo(f"wrote {path}")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sweep`` and ``plot`` to the app."""
-
-    @app.command()
-    @handles_errors
-    def sweep(
-        kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
-        einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
-        extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
-        size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
-                                       "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
-        dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
-        arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC for 1-D)."),
-        tile: list[str] = typer.Option([], "--tile", help="Tile sizes p0,p1,.. or auto (ceil(N/t)). Repeatable."),
-        orders: str = typer.Option("auto", "--orders", help="Scanning orders, innermost first: auto (best per "
-                                   "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
-        energy_table: list[Path] = typer.Option([], "--energy-table", help="Energy-table YAML; repeatable "
-                                                "(each is a sweep dimension)."),
-        pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations of a PE)."),
-        w: int = typer.Option(1, "--w", max=2**31, help="Operation latency in cycles."),
-        skip_infeasible: bool = typer.Option(False, "--skip-infeasible", help="Drop points a mapping cannot "
-                                             "run (array larger than the problem, ...) instead of failing."),
-        csv_out: Path | None = typer.Option(None, "--csv", callback=output_path, help="Write every design point as CSV."),
-        json_out: Path | None = typer.Option(None, "--json", callback=output_path, help="Write every design point (and the "
-                                             "validation) as JSON."),
-        top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
-        sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
-                                 "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
-        cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
-                                              "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
-        no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
-        scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
-                                             "(tcp://host:8786): derivations and validations run there."),
-        scheduler_timeout: float = typer.Option(5.0, "--scheduler-timeout", callback=positive_finite, help="Seconds to wait for "
-                                                "the scheduler."),
-        validate_k: int = typer.Option(0, "--validate", min=0, max=10**6, help="Check K sampled points against the "
-                                       "simulator and the scalar evaluation (exact equality)."),
-        validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
-                                         "validated point may have (simulator cost)."),
-        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
-    ) -> None:
-        """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
-
-        Energy, latency, EDP, utilisation and the energy-latency Pareto front of every design
-        point, from formulas derived once per mapping (cached) and evaluated vectorised.
-        """
-        from rich.console import Console
-
-        from polyjoule.dse import space
-        from polyjoule.dse.cache import FormulaCache
-        from polyjoule.dse.sweep import SweepSpec, run_sweep
-        from polyjoule.errors import ValidationMismatch
-        from polyjoule.reports.output import write_outputs
-        from polyjoule.targets.tcpa.energy import load_table
-
-        t0 = time.perf_counter()
-        console = Console(stderr=True)
-        from polyjoule.reports.tables import console as plain_console
-        from polyjoule.reports.tables import echo
-
-        out = plain_console(wide)
-        if top < 0 or validate_k < 0:
-            raise SpecError("--top and --validate must be non-negative")
-        k = load_kernel(kernel, einsum, extents)
-        grid = space.size_grid(k, size, _datasets(k, size, dataset))
-        maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
-                              space.parse_orders(k, orders))
-        tables = [load_table(p) for p in energy_table] or [load_table(None)]
-        spec = SweepSpec(k, grid, maps, tables, pi, w, skip_infeasible)
-        for p in (csv_out, json_out):
-            if p is not None and p.is_dir():
-                raise SpecError(f"{p}: is a directory")
-        store = None if no_cache else FormulaCache(cache_dir)
-        executor = None
-        if scheduler is not None:
-            from polyjoule.dse.distributed import DaskExecutor
-
-            executor = DaskExecutor(scheduler, scheduler_timeout)
-        progress = _LazyProgress(console)
-        try:
-            result = run_sweep(spec, store=store, executor=executor, progress=progress)
-            if validate_k:
-                from polyjoule.dse.validate import validate
-
-                result.validation = validate(result, spec, validate_k, executor=executor,
-                                             max_instances=validate_max, progress=progress)
-                n = result.validation["checked"]
-                progress("validate", n, n)
-        finally:
-            progress.close()
-            if executor is not None:
-                executor.close()
-            if store is not None:
-                store.close()
-        if store is not None:
-            result.meta["cache"] = {"dir": str(store.directory), "hits": store.stats.hits,
-                                    "misses": store.stats.misses, "rejected": store.stats.rejected,
-                                    "rebuilt": store.stats.rebuilt}
-        if scheduler is not None:
-            result.meta["scheduler"] = scheduler
-        written = write_outputs(result, csv_out, json_out)
-        _print_table(out, result, top, sort)
-        _print_summary(out, console, result, store, written, time.perf_counter() - t0)
-        if result.validation is not None:
-            from polyjoule.dse.validate import summary
-
-            echo(summary(result.validation), con=out)
-            if result.validation["mismatches"]:
-                raise ValidationMismatch(
-                    f"--validate: {result.validation['mismatches']} sampled points differ from the "
-                    "simulator or the scalar evaluation (details in the --json output)")
-
-    @app.command()
-    @handles_errors
-    def plot(
-        sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
-        kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
-        output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Image file (.png, .svg or .pdf)."),
-        x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
-        where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
-                                        "e.g. --where array=8x8."),
-        title: str | None = typer.Option(None, "--title", help="Plot title."),
-    ) -> None:
-        """Plot a sweep: energy breakdown vs problem size, or the energy-latency Pareto scatter."""
-        from polyjoule.reports import plots
-
-        if kind not in ("breakdown", "pareto"):
-            raise SpecError(f"--kind: {kind!r} is not breakdown or pareto")
-        sel: dict[str, str] = {}
-        for item in where:
-            if "=" not in item:
-                raise SpecError(f"--where: {item!r} is not COLUMN=VALUE")
-            a, b = item.split("=", 1)
-            sel[a.strip()] = b.strip()
-        cols, _ = plots.load(sweep_file)
-        if kind == "breakdown":
-            path = plots.breakdown(cols, output, x=x, where=sel, title=title)
-        else:
-            path = plots.pareto(cols, output, where=sel, title=title)
-        from polyjoule.reports.tables import echo
-
-        echo(f"wrote {path}")
+    app.command("sweep")(sweep)
+    app.command("plot")(plot)
