@@ -86,7 +86,7 @@ def _program(deps: Sequence[Dependence], pi: int, p: Sequence[int], t: Sequence[
     multi = tuple(l for l in range(n) if p[l] > 1)
     pairs = tuple((a, b) for a in multi for b in multi if a != b)
     lay = _Layout(n, multi, pairs)
-    span = max(1, *(abs(x) for d in deps for x in d.dist))
+    span = max([1, *(abs(x) for d in deps for x in d.dist)])
     u_j = (pi + max((d.r for d in deps), default=1) + span) * int(np.prod([max(1, x) for x in p])) * 4
     big = u_j * max(p)
     u_k = big * n
