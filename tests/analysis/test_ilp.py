@@ -166,3 +166,18 @@ def test_solver_answers_are_minimal_and_sequential() -> None:
                 c = int((abs(lj0) + abs(lj1) + np.abs(lk0) + np.abs(lk1))[ok].min())
                 best = c if best is None else min(best, c)
     assert cost == best
+
+
+def test_sweep_schedules_small_stencil_tiles() -> None:
+    """A sweep (compiled latency, legality verdict) gives the points only the integer program
+    schedules the latency the simulator measures."""
+    from polyjoule.dse import space
+    from polyjoule.dse.sweep import SweepSpec, run_sweep
+
+    k = registry.get("jacobi-1d")
+    spec = SweepSpec(k, space.size_grid(k, ["TSTEPS=3", "N=4,5,10"]),
+                     space.mappings(space.parse_arrays("2x2"), space.parse_tiles([]),
+                                    space.parse_orders(k, "auto")))
+    r = run_sweep(spec)
+    for n, lat in zip(r.columns["N"].tolist(), r.columns["latency_cycles"].tolist(), strict=True):
+        assert lat == simulate(k, (2, 2), values={"TSTEPS": 3, "N": n}).makespan, n
