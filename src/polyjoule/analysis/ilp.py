@@ -78,6 +78,23 @@ def _dj(d: Dependence, p: Sequence[int]) -> list[int]:
     return [dist - k * pl for dist, k, pl in zip(d.dist, d.d_k, p, strict=True)]
 
 
+def _columns(lay: _Layout, p: Sequence[int], t: Sequence[int], u_j: int, u_k: int, big: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Objective (full-tile latency) and variable bounds; unused lambdas are fixed at 0."""
+    lo, hi, cost = np.zeros(lay.size), np.zeros(lay.size), np.zeros(lay.size)
+    for l in range(lay.n):
+        if p[l] > 1:
+            hi[[lay.jp(l), lay.jn(l)]] = u_j
+            cost[[lay.jp(l), lay.jn(l)]] = p[l] - 1
+        if t[l] > 1:
+            hi[[lay.kp(l), lay.kn(l)]] = u_k
+            cost[[lay.kp(l), lay.kn(l)]] = t[l] - 1
+        hi[lay.sign(l)] = 1
+    for q in range(len(lay.pairs)):
+        hi[lay.y(q)], hi[lay.z(q)] = 1, big
+    return cost, lo, hi
+
+
 def _program(deps: Sequence[Dependence], pi: int, p: Sequence[int], t: Sequence[int]
              ) -> tuple[_Layout, np.ndarray, list[list[float]], list[float], list[float],
                         np.ndarray, np.ndarray, np.ndarray]:
@@ -90,18 +107,7 @@ def _program(deps: Sequence[Dependence], pi: int, p: Sequence[int], t: Sequence[
     u_j = (pi + max((d.r for d in deps), default=1) + span) * int(np.prod([max(1, x) for x in p])) * 4
     big = u_j * max(p)
     u_k = big * n
-    lo, hi = np.zeros(lay.size), np.zeros(lay.size)
-    cost = np.zeros(lay.size)
-    for l in range(n):
-        if p[l] > 1:
-            hi[[lay.jp(l), lay.jn(l)]] = u_j
-            cost[[lay.jp(l), lay.jn(l)]] = p[l] - 1
-        if t[l] > 1:
-            hi[[lay.kp(l), lay.kn(l)]] = u_k
-            cost[[lay.kp(l), lay.kn(l)]] = t[l] - 1
-        hi[lay.sign(l)] = 1
-    for q in range(len(pairs)):
-        hi[lay.y(q)], hi[lay.z(q)] = 1, big
+    cost, lo, hi = _columns(lay, p, t, u_j, u_k, big)
     rows: list[list[float]] = []
     rlo: list[float] = []
     rhi: list[float] = []
