@@ -3,7 +3,7 @@ latency equal the simulator's (scanning orders where they fit, the integer progr
 schedules where they do not, e.g. stencils on tiles of 1 and 2).
 
 The default run covers the stencils on the small arrays and two dense kernels everywhere
-(under a minute); POLYJOULE_FULL_VALIDATION=1 runs every built-in kernel on every array.
+(about 45 s); POLYJOULE_FULL_VALIDATION=1 runs every built-in kernel on every array.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ if os.environ.get("POLYJOULE_FULL_VALIDATION"):
 else:
     CASES = [(n, a) for n in ("jacobi-1d", "jacobi-2d", "seidel-2d") for a in ARRAYS[:3]]
     CASES += [(n, a) for n in ("gesummv", "gemm") for a in ARRAYS]
+    CASES += [("heat-3d", (2, 2)), ("fdtd-2d", (2, 2))]
 
 
 def tile_sizes(name: str, array: tuple[int, int], values: dict[str, int]) -> set[int]:
