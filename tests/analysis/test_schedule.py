@@ -116,8 +116,18 @@ def test_pi_and_w_scale_the_schedule() -> None:
     s = _gesummv(pi=3, w=2)
     assert sympy.simplify(s.lambda_J[0] - 3) == 0 and sympy.simplify(s.lambda_J[1] - 3 * p0) == 0
     assert s.L_c == 1 + 2 + 2 + 2
-    with pytest.raises(InfeasibleSchedule):  # iterations 2 cycles apart, results after 3
-        _gesummv(pi=2, w=3)
+    # results after 3 cycles, iterations at least 2 apart: no scanning order (its recurrence
+    # step is pi = 2), but the integer program spaces the recurrence 3 apart
+    slow = _gesummv(pi=2, w=3)
+    assert slow.candidates == [] and slow.chosen is None
+    from polyjoule.analysis.simulator import simulate
+
+    values = {"N0": 5, "N1": 7}
+    c = slow.at(values)
+    assert c.method == "ilp" and max(abs(x) for x in c.lambda_J) >= 3
+    sim = simulate(registry.get("gesummv"), (2, 2), values=values, pi=2, w=3)
+    assert sim.ok, sim.violations
+    assert sim.makespan == c.latency
     t = statement_timing(registry.get("gesummv").phases[0], op_latency={"mul": 4})
     assert t.L_c == 1 + 4 + 1 + 4
 
@@ -169,17 +179,20 @@ def test_triangular_spaces_have_closed_forms(name: str) -> None:
 def test_vectorised_latency_marks_infeasible_points() -> None:
     from polyjoule.errors import PolyjouleError
 
-    s = kernel_schedules(registry.get("jacobi-1d"), (2, 2))[0]
-    grid = {"TSTEPS": np.arange(3, 30), "N": np.arange(4, 31)}
+    s = kernel_schedules(registry.get("jacobi-1d"), (4, 4))[0]
+    grid = {"TSTEPS": np.arange(3, 30), "N": np.arange(3, 30)}
     many = s.latency_many(grid)
+    methods = set()
     for q in range(len(many)):
         vals = {p: int(grid[p][q]) for p in grid}
         try:
             want = s.latency(vals)
+            methods.add(s.at(vals).method)
         except PolyjouleError:
             want = -1
         assert many[q] == want, vals
     assert (many == -1).any() and (many > 0).any()
+    assert methods == {"scan", "ilp"}  # small tiles need the integer program
 
 
 @pytest.mark.parametrize("name", ["gesummv", "trisolv", "covariance"])
@@ -215,11 +228,12 @@ def test_empty_dependence_cases_do_not_constrain(name, array, values) -> None:
 
 
 def test_unschedulable_point_names_a_case_with_points(brute_counts) -> None:
-    """jacobi-1d at TSTEPS=3, N=4 on 2x2 has no feasible order; the case named has points."""
+    """jacobi-1d at TSTEPS=3, N=4 on 2x2 with the scanning order i/t (the user's choice, no
+    integer program): infeasible there; the case named has points."""
     k = registry.get("jacobi-1d")
     values = {"TSTEPS": 3, "N": 4}
     with pytest.raises(InfeasibleSchedule) as refused:
-        kernel_latency(kernel_schedules(k, (2, 2)), values)
+        kernel_latency(kernel_schedules(k, (2, 2), order=("i", "t")), values)
     why = refused.value.reason
     assert why.cause == "no-schedule"
     statement, case = why.detail.split(": ")[-1].split(" needs")[0].split(" ")

@@ -70,16 +70,18 @@ def test_array_larger_than_problem_is_legal(cache, assert_validated):
 
 
 def test_unschedulable_point_refused_with_its_reason(cache):
-    """jacobi-1d at TSTEPS=3, N=4 on 2x2 has no feasible scanning order: the sweep refuses it
-    with the reason ``analyze`` gives, and drops it (not a latency) with --skip-infeasible."""
-    from polyjoule import analyze
+    """jacobi-1d at TSTEPS=3, N=4 on 2x2 with the scanning order i/t (a user's choice: no
+    integer program) is infeasible: the sweep refuses it with the reason the schedule gives,
+    and drops it (not a latency) with --skip-infeasible."""
+    from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
     from polyjoule.errors import InfeasibleSchedule
 
-    spec = _spec("jacobi-1d", sizes=("TSTEPS=3", "N=4,10"), arrays="2x2")
+    spec = _spec("jacobi-1d", sizes=("TSTEPS=3", "N=4,10"), arrays="2x2", orders="i/t")
     with pytest.raises(InfeasibleMapping) as refused:
         run_sweep(spec, store=cache)
     with pytest.raises(InfeasibleSchedule) as direct:
-        analyze("jacobi-1d", (2, 2)).evaluate({"TSTEPS": 3, "N": 4})
+        kernel_latency(kernel_schedules(get("jacobi-1d"), (2, 2), order=("i", "t")),
+                       {"TSTEPS": 3, "N": 4})
     assert refused.value.reason == direct.value.reason
     assert refused.value.reason.cause == "no-schedule"
     spec.skip_infeasible = True

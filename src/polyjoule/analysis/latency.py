@@ -10,7 +10,8 @@ def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> d
 
     Per phase: the scanning order chosen at this design point with its symbolic
     ``lambda_J``/``lambda_K`` (in tile sizes ``p``), their values here, the tile sizes and
-    counts, ``L_c`` and the exact latency formula of that order.
+    counts, ``L_c`` and the exact latency formula of that order; a schedule the integer
+    program found at this point (``method: ilp``) shows its integers and its latency.
     """
     from polyjoule.analysis.schedule import kernel_schedules
 
@@ -19,8 +20,14 @@ def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> d
     for ph, s in zip(a.phases, kernel_schedules(a.kernel, a.array, a.tile, pi=pi, w=w), strict=True):
         vals = {p: values[p] for p in ph.pra.params}
         c = s.at(vals)
-        cand = next(x for x in s.candidates if x.order == c.order)
         total += c.latency
+        cand = next((x for x in s.candidates if x.order == c.order), None)
+        if c.method != "scan" or cand is None:  # found at this design point: no formula
+            phases.append({"phase": ph.pra.name, **c.to_json(ph.pra.dim_names),
+                           "lambda_J_symbolic": [str(x) for x in c.lambda_J],
+                           "lambda_K_symbolic": [str(x) for x in c.lambda_K],
+                           "latency_formula": str(c.latency)})
+            continue
         phases.append({
             "phase": ph.pra.name,
             **c.to_json(ph.pra.dim_names),

@@ -9,7 +9,7 @@ exact integer-programming maximum (isl) evaluated per point.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -27,8 +27,6 @@ from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.pra import PRA, Statement
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from polyjoule.analysis.scan import ScanSchedule
 
 
@@ -274,8 +272,6 @@ class _CoupledMax:
         return {k: v for k, v in self.__dict__.items() if k != "_lam"}
 
     def __call__(self, *args: int) -> int:
-        import islpy as isl
-
         n = len(self.dims)
         if "_lam" not in self.__dict__:
             self._lam = sympy.lambdify([p_sym(l) for l in range(n)], sympy.Tuple(*self.lambdas),
@@ -283,20 +279,34 @@ class _CoupledMax:
         vals = dict(zip(self.params, (int(a) for a in args[:len(self.params)]), strict=True))
         p = [int(a) for a in args[len(self.params):]]
         lv = [int(x) for x in self._lam(*p)]
-        sub = {d: Affine.of({f"j{l}": 1, f"k{l}": p[l]}) for l, d in enumerate(self.dims)}
-        text = [f"0 <= j{l} <= {p[l] - 1} and k{l} >= 0" for l in range(n)]
-        for x in self.cons:
-            e = x.expr.substitute(sub)
-            e = Affine.of({k: v for k, v in e.terms if k not in vals},
-                          e.const + sum(v * vals[k] for k, v in e.terms if k in vals))
-            text.append(f"{e.isl()} {'=' if x.eq else '>='} 0")
-        names = ", ".join(f"j{l}, k{l}" for l in range(n))
-        obj = " + ".join(f"{lv[l]}*j{l} + {lv[n + l]}*k{l}" for l in range(n))
-        st = isl.Set(f"{{ [{names}] : {' and '.join(text)} }}")
-        v = st.max_val(isl.Aff(f"{{ [{names}] -> [({obj})] }}"))
-        if v.is_nan() or v.is_neginfty():
-            return 0
-        return int(v.to_python()) + self.fin
+        top = tiled_extreme(self.dims, self.cons, vals, p, lv[:n], lv[n:], "max")
+        return 0 if top is None else top + self.fin
+
+
+def tiled_extreme(dims: Sequence[str], cons: Sequence[Constraint], values: Mapping[str, int],
+                  p: Sequence[int], lambda_J: Sequence[int], lambda_K: Sequence[int],
+                  mode: str) -> int | None:
+    """Exact max (``mode='max'``) or min of ``lambda_J . j + lambda_K . k`` over the points
+    ``i = j + p*k`` of ``cons`` at parameter ``values`` (isl ILP); ``None`` when empty."""
+    import islpy as isl
+
+    n = len(dims)
+    sub = {d: Affine.of({f"j{l}": 1, f"k{l}": p[l]}) for l, d in enumerate(dims)}
+    text = [f"0 <= j{l} <= {p[l] - 1} and k{l} >= 0" for l in range(n)]
+    for x in cons:
+        e = x.expr.substitute(sub)
+        e = Affine.of({k: v for k, v in e.terms if k not in values},
+                      e.const + sum(v * values[k] for k, v in e.terms if k in values))
+        text.append(f"{e.isl()} {'=' if x.eq else '>='} 0")
+    names = ", ".join(f"j{l}, k{l}" for l in range(n))
+    terms = [(c, v) for l in range(n) for c, v in ((lambda_J[l], f"j{l}"), (lambda_K[l], f"k{l}"))]
+    obj = "0" + "".join(f" {'-' if c < 0 else '+'} {abs(c)}*{v}" for c, v in terms if c)
+    st = isl.Set(f"{{ [{names}] : {' and '.join(text)} }}")
+    aff = isl.Aff(f"{{ [{names}] -> [({obj})] }}")
+    v = st.max_val(aff) if mode == "max" else st.min_val(aff)
+    if v.is_nan() or v.is_neginfty() or v.is_infty():
+        return None
+    return int(v.to_python())
 
 
 def _coupled_term(c: ScanSchedule, s: Statement, fin: int) -> sympy.Expr:

@@ -1,5 +1,6 @@
 """The schedule of a tiled PRA: every feasible scanning order, the one shown, and the best
-one per design point (method sheet section 5).
+one per design point (method sheet section 5); where no scanning order is feasible, one found
+by an integer linear program at that design point (:mod:`~polyjoule.analysis.ilp`).
 
 The pieces live in their own modules: statement offsets (:mod:`~polyjoule.analysis.timing`),
 one candidate per scanning order (:mod:`~polyjoule.analysis.scan`), its exact latency formula
@@ -18,8 +19,9 @@ from typing import Any
 import numpy as np
 import sympy
 
+from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
 from polyjoule.analysis.latency_formula import StatementRanges
-from polyjoule.analysis.scan import ScanSchedule, dependences, scan_schedule
+from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
 from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
@@ -44,11 +46,14 @@ class ConcreteSchedule:
     timing: Timing
     latency: int
     pi: int = 1
+    offset: int = 0  # added to every start (negative coefficients start the earliest at 0)
+    method: str = "scan"  # "scan": a scanning order; "ilp": found by the integer program
 
     def to_json(self, dims: Sequence[str]) -> dict[str, Any]:
         return {"order": [dims[l] for l in self.order], "lambda_J": list(self.lambda_J),
                 "lambda_K": list(self.lambda_K), "p": list(self.p), "t": list(self.t),
-                "L_c": self.timing.L_c, "latency_cycles": self.latency}
+                "L_c": self.timing.L_c, "latency_cycles": self.latency,
+                "start_offset": self.offset, "method": self.method}
 
 
 
@@ -57,7 +62,9 @@ class Schedule:
     """The schedule of one tiled PRA: the chosen candidate and all feasible ones.
 
     With ``order=None`` the displayed candidate is the first (in permutation order) whose
-    latency no other candidate provably beats; :meth:`at` picks the best one per point.
+    latency no other candidate provably beats; :meth:`at` picks the best one per point, and
+    a point where no scanning order is feasible gets one from the integer program (``auto``
+    only; ``chosen`` is ``None`` when no scanning order is feasible anywhere).
     """
 
     pra: PRA
@@ -65,9 +72,13 @@ class Schedule:
     pi: int
     w: int
     candidates: list[ScanSchedule]
-    chosen: ScanSchedule
+    chosen: ScanSchedule | None
     auto: bool
+    timing: Timing
+    deps: tuple[Dependence, ...] = ()
     _memo: dict[tuple[int, ...], ConcreteSchedule] = field(default_factory=dict, repr=False)
+    _ilp: dict[tuple[tuple[int, ...], tuple[int, ...]], IlpSolution | Illegal] = field(
+        default_factory=dict, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without the memo and the generated code (rebuilt on first use)."""
@@ -75,42 +86,47 @@ class Schedule:
 
     @cached_property
     def compiled_latency(self) -> Any:
-        """:meth:`latency_many` as one generated function (``analysis.compiled``), built once."""
-        from polyjoule.analysis.compiled import compile_latency
+        """:meth:`latency_many` as one generated function (``analysis.compiled``), built once;
+        points only the integer program schedules are filled in per point."""
+        from polyjoule.analysis.compiled import CompiledLatency, compile_latency
 
-        return compile_latency(self)
+        return _WithIlp(self, compile_latency(self) if self.pool else CompiledLatency(self))
+
+    @property
+    def _shown(self) -> ScanSchedule:
+        if self.chosen is None:
+            raise InfeasibleSchedule(f"{self.pra.name}: no scanning order is feasible; the "
+                                     "schedule is found per design point (Schedule.at)")
+        return self.chosen
 
     @property
     def order(self) -> tuple[str, ...]:
         """Dim names, innermost first."""
-        return tuple(self.pra.dims[l].name for l in self.chosen.order)
+        return tuple(self.pra.dims[l].name for l in self._shown.order)
 
     @property
     def lambda_J(self) -> tuple[sympy.Expr, ...]:
-        return self.chosen.lambda_J
+        return self._shown.lambda_J
 
     @property
     def lambda_K(self) -> tuple[sympy.Expr, ...]:
-        return self.chosen.lambda_K
-
-    @property
-    def timing(self) -> Timing:
-        return self.chosen.timing
+        return self._shown.lambda_K
 
     @property
     def L_c(self) -> int:
-        return self.chosen.timing.L_c
+        return self.timing.L_c
 
     @property
     def latency_formula(self) -> sympy.Expr:
-        """Exact latency in the parameters and tile sizes ``p0, p1, ...``."""
+        """Exact latency in the parameters and tile sizes ``p0, p1, ...`` of the scanning
+        orders (points scheduled by the integer program have no formula)."""
         if not self.auto or len(self.candidates) == 1:
-            return self.chosen.latency_formula
+            return self._shown.latency_formula
         return sympy.Min(*(c.latency_formula for c in self.candidates), evaluate=False)
 
     @property
     def sheet_formula(self) -> sympy.Expr:
-        return self.chosen.sheet_formula
+        return self._shown.sheet_formula
 
     def latex(self) -> str:
         return sympy.latex(self.latency_formula)
@@ -129,21 +145,54 @@ class Schedule:
         return self.candidates if self.auto else [self.chosen]
 
     def verdict(self, extents: Sequence[Any], p: Sequence[Any]) -> Verdict:
-        """Points where no scanning order satisfies every dependence case that has points
-        (the reason names the first order's first violated case)."""
+        """Points where no scanning order satisfies every dependence case that has points and
+        (automatic orders) the integer program finds no schedule either; the reason names
+        the cases that forbid one there."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
         bad = ~np.logical_or.reduce([np.broadcast_to(c.feasible(extents, p), shape)
-                                     for c in self.pool])
+                                     for c in self.pool]) if self.pool else np.ones(shape, bool)
         code = np.full(shape, -1, dtype=np.int64)
         if not bad.any():
             return Verdict(code, ())
-        first = self.pool[0].first_violation(extents, p)
-        qs = sorted({int(q) for q in np.unique(first[bad])})
-        reasons = tuple(Illegal("no-schedule", f"{self.pra.name}: no feasible scanning order: "
-                                               f"{self.pool[0].violation(q)}") for q in qs)
-        for i, q in enumerate(qs):
-            code = np.where(bad & (first == q), i, code)
-        return Verdict(code, reasons)
+        if not self.auto:
+            assert self.chosen is not None
+            first = self.chosen.first_violation(extents, p)
+            qs = sorted({int(q) for q in np.unique(first[bad])})
+            reasons = tuple(Illegal("no-schedule", f"{self.pra.name}: no feasible scanning order: "
+                                                   f"{self.chosen.violation(q)}") for q in qs)
+            for i, q in enumerate(qs):
+                code = np.where(bad & (first == q), i, code)
+            return Verdict(code, reasons)
+        cols = np.stack([np.broadcast_to(np.asarray(x, dtype=np.int64), shape)[bad]
+                         for x in (*extents, *p)], axis=-1)
+        rows, inverse = np.unique(cols, axis=0, return_inverse=True)
+        n = self.pra.n
+        found = [self._ilp_at(tuple(int(v) for v in r[:n]), tuple(int(v) for v in r[n:]))
+                 for r in rows]
+        why = [x for x in dict.fromkeys(f for f in found if isinstance(f, Illegal))]
+        sub = np.array([why.index(f) if isinstance(f, Illegal) else -1 for f in found],
+                       dtype=np.int64)[np.asarray(inverse).reshape(-1)]
+        code[bad] = sub
+        return Verdict(code, tuple(why))
+
+    def _ilp_at(self, extents: tuple[int, ...], p: tuple[int, ...]) -> IlpSolution | Illegal:
+        """The integer program at one design point (memoised), or why it has no solution."""
+        key = (extents, p)
+        hit = self._ilp.get(key)
+        if hit is None:
+            t = tuple(-(-e // pl) for e, pl in zip(extents, p, strict=True))
+            active = [d for d in self.deps if bool(d.nonempty(extents, p))]
+            hit = solve(active, self.pi, p, t)
+            if hit is None:
+                cases = ", ".join(f"{d.statement} ({d.case}, d = {list(d.dist)}, needs "
+                                  f"lambda.d >= {d.r})" for d in forbidding(active, self.pi, p, t))
+                hit = Illegal("no-schedule", f"{self.pra.name}: no schedule: no start times "
+                                             f"satisfy {cases} with one iteration per PE every "
+                                             f"{self.pi} cycles")
+            if len(self._ilp) > 65536:
+                self._ilp.clear()
+            self._ilp[key] = hit
+        return hit
 
     def at(self, values: Mapping[str, int]) -> ConcreteSchedule:
         """The concrete schedule at ``values`` (the best feasible candidate when automatic)."""
@@ -163,11 +212,19 @@ class Schedule:
         if why is not None:
             raise refusal(why)
         extents = [d.extent.evaluate(values) for d in self.pra.dims]
-        lat, c = min(((c.latency_at(values, p), n) for n, c in enumerate(self.pool)
-                      if bool(c.feasible(extents, p))))
+        t = tuple(-(-e // p[l]) for l, e in enumerate(extents))
+        feasible = [(c.latency_at(values, p), n) for n, c in enumerate(self.pool)
+                    if bool(c.feasible(extents, p))]
+        if not feasible:
+            sol = self._ilp_at(tuple(int(e) for e in extents), p)
+            assert isinstance(sol, IlpSolution), "the verdict let this point through"
+            lat, offset = exact_latency(self.pra, self.timing, values, p, sol.lambda_J,
+                                        sol.lambda_K)
+            return ConcreteSchedule(sol.order, sol.lambda_J, sol.lambda_K, p, t, self.timing,
+                                    lat, self.pi, offset, "ilp")
+        lat, c = min(feasible)
         best = self.pool[c]
         lj, lk = best.lambdas(p)
-        t = tuple(-(-e // p[l]) for l, e in enumerate(extents))
         return ConcreteSchedule(best.order, lj, lk, p, t, best.timing, lat, self.pi)
 
     def latency(self, values: Mapping[str, int]) -> int:
@@ -176,16 +233,45 @@ class Schedule:
 
     def latency_many(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """Vectorised latency over arrays of parameter values; -1 where the point is refused
-        (:func:`~polyjoule.mapping.legality.phase_verdict`). Parameter minima are not checked."""
+        (:func:`~polyjoule.mapping.legality.phase_verdict`). Parameter minima are not checked.
+        Points only the integer program schedules are evaluated one by one."""
         arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
         p = [np.maximum(x, 1) for x in self.tiling.sizes_many(self.pra, arrays)]
         extents = [np.asarray(d.extent.evaluate(arrays)) for d in self.pra.dims]
         big = np.iinfo(np.int64).max
-        lat = np.stack([np.where(c.feasible(extents, p), c.latency_many(arrays, p), big)
-                        for c in self.pool])
-        best = np.min(lat, axis=0)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)),
+                                    *(np.shape(arrays[k]) for k in self.pra.params))
+        lat = [np.where(c.feasible(extents, p), c.latency_many(arrays, p), big)
+               for c in self.pool]
+        best = np.min(np.stack(lat), axis=0) if lat else np.full(shape, big, dtype=np.int64)
         legal = phase_verdict(self.pra, self.tiling, arrays, self).ok
-        return np.where((best == big) | ~legal, -1, best)
+        return self.fill(arrays, np.where((best == big) | ~legal, -1, best), legal)
+
+    def fill(self, values: Mapping[str, Any], out: np.ndarray, legal: Any = None) -> np.ndarray:
+        """``out`` with its legal ``-1`` points (no scanning order) evaluated one by one."""
+        arrays = {k: np.asarray(values[k], dtype=np.int64) for k in self.pra.params}
+        if legal is None:
+            legal = phase_verdict(self.pra, self.tiling, arrays, self).ok
+        miss = (np.asarray(out) < 0) & np.asarray(legal)
+        if not miss.any():
+            return out
+        shape = np.broadcast_shapes(np.shape(out), miss.shape, *(a.shape for a in arrays.values()))
+        res = np.array(np.broadcast_to(out, shape), dtype=np.int64)
+        full = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
+        for idx in zip(*np.nonzero(np.broadcast_to(miss, shape)), strict=True):
+            res[idx] = self.latency({k: int(a[idx]) for k, a in full.items()})
+        return res
+
+
+@dataclass
+class _WithIlp:
+    """A compiled latency (scanning orders) with the integer program's points filled in."""
+
+    schedule: Schedule
+    inner: Any
+
+    def __call__(self, values: Mapping[str, Any], legal: np.ndarray | None = None) -> np.ndarray:
+        return self.schedule.fill(values, self.inner(values, legal), legal)
 
 
 @dataclass
@@ -258,23 +344,22 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
         if sorted(idx) != list(range(pra.n)):
             raise SpecError(f"--order: {list(order)} is not a permutation of the {pra.n} dims")
         c = scan_schedule(pra, tiling, tuple(idx), int(pi), timing, deps, mins, ranges)
-        return Schedule(pra, tiling, int(pi), int(w), [c], c, auto=False)
+        return Schedule(pra, tiling, int(pi), int(w), [c], c, False, timing, tuple(deps))
     cands: list[ScanSchedule] = []
-    errors: list[str] = []
     for perm in itertools.permutations(range(pra.n)):
         try:
             cands.append(scan_schedule(pra, tiling, perm, int(pi), timing, deps, mins, ranges))
-        except InfeasibleSchedule as e:
-            errors.append(str(e))
-    if not cands:
-        raise InfeasibleSchedule(errors[0] if errors else f"{pra.name}: no scanning order")
+        except InfeasibleSchedule:
+            continue  # a constant violation: this order never works
+    if not cands:  # every design point goes to the integer program
+        return Schedule(pra, tiling, int(pi), int(w), [], None, True, timing, tuple(deps))
     chosen = cands[0]
     for c in cands:
         if all(o is c or not provably_nonneg(c.latency_formula - o.latency_formula, {**mins})
                for o in cands):
             chosen = c
             break
-    return Schedule(pra, tiling, int(pi), int(w), cands, chosen, auto=True)
+    return Schedule(pra, tiling, int(pi), int(w), cands, chosen, True, timing, tuple(deps))
 
 
 def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ...] | None = None,

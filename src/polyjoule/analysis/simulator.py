@@ -144,13 +144,14 @@ def _holds(cons: Sequence[Constraint], dims: Sequence[str], values: Mapping[str,
 
 
 def _sigma(pra: PRA, extents: Sequence[int]) -> np.ndarray:
-    """A small non-negative integer vector with ``sigma . d >= 1`` for every non-zero dep."""
+    """A small integer vector with ``sigma . d >= 1`` for every non-zero dep (non-negative
+    when one exists)."""
     deps = [s.dep for s in pra.statements if s.kind == "transport" and any(s.dep or ())]
     best: tuple[int, tuple[int, ...]] | None = None
-    for top in (3, 6, 12):
-        for cand in itertools.product(range(top + 1), repeat=pra.n):
+    for low, top in ((0, 3), (0, 6), (0, 12), (-3, 3), (-6, 6)):
+        for cand in itertools.product(range(low, top + 1), repeat=pra.n):
             if all(sum(a * b for a, b in zip(cand, d, strict=True)) >= 1 for d in deps):  # type: ignore[arg-type]
-                cost = sum(c * e for c, e in zip(cand, extents, strict=True))
+                cost = sum(abs(c) * e for c, e in zip(cand, extents, strict=True))
                 if best is None or cost < best[0]:
                     best = (cost, cand)
         if best is not None:
@@ -327,7 +328,7 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
         flat = strides @ c
         k = c // p[:, None]
         j = c - k * p[:, None]
-        start = lj @ j + lk @ k
+        start = lj @ j + lk @ k + cs.offset
         for sid in order:
             s = by_id[sid]
             m = np.ones(c.shape[1], dtype=bool)
