@@ -130,8 +130,10 @@ def test_sweep_latency_uses_the_integer_program() -> None:
 
 def test_no_schedule_names_the_forbidding_case() -> None:
     """Opposite dependences along one dim: no start times exist, the reason names a case."""
+    # N >= 2: the load-time check refuses a dependence source outside the domain (i = -1)
     text = SUFFIX_1D.replace('- {id: S3, var: sp, input: "Z[0]", when: "i == N - 1"}',
-                             '- {id: S3, var: sp, from: s, dep: [1], when: "i == N - 1"}')
+                             '- {id: S3, var: sp, from: s, dep: [1], when: "i == N - 1"}'
+                             ).replace("params: {N: 1}", "params: {N: 2}")
     k = _kernel(text, None)
     (s,) = kernel_schedules(k, (1, 4))
     why = phase_reason(k.phases[0], s.tiling, {"N": 8}, s)
