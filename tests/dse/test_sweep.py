@@ -186,3 +186,21 @@ def test_power_columns_finite_beyond_int64(cache):
     res = analyze("gemm", array=(4, 4)).evaluate({"NI": n, "NJ": n, "NK": n})
     assert float(c["total_pj"][0]) == pytest.approx(res.power.total_pj, rel=1e-12)
     assert float(c["throughput_ips"][0]) == pytest.approx(res.power.throughput_ips, rel=1e-12)
+
+
+def test_latency_beyond_int64_is_refused_not_wrapped():
+    """N = 1e7 on 8x8: the latency (~1.6e19 cycles) leaves int64; the sweep says so in one
+    line instead of printing a wrapped (negative) latency; N = 1e6 still equals analyze."""
+    from typer.testing import CliRunner
+
+    from polyjoule import analyze as api
+    from polyjoule.cli import app
+
+    r = CliRunner().invoke(app, ["sweep", "gemm", "-s", "N=10000000", "--arrays", "8x8",
+                                 "--no-cache"])
+    assert r.exit_code == 2 and "64-bit range" in r.output and "Traceback" not in r.output
+    spec = SweepSpec(get("gemm"), space.size_grid(get("gemm"), ["N=1000000"]),
+                     space.mappings([(8, 8)], [None], [None]))
+    res = run_sweep(spec)
+    want = api("gemm", (8, 8)).evaluate({"NI": 10**6, "NJ": 10**6, "NK": 10**6}).latency_cycles
+    assert int(res.columns["latency_cycles"][0]) == want

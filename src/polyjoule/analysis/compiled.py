@@ -28,7 +28,7 @@ from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
 from polyjoule.analysis.formula import Formula
 from polyjoule.analysis.intprint import VECTOR_ENV, compile_source, int_source
-from polyjoule.errors import SpecError
+from polyjoule.errors import ResourceLimitError, SpecError
 from polyjoule.mapping.legality import phase_verdict
 from polyjoule.mapping.tiling import min_tile
 from polyjoule.targets.tcpa.array import ProcessorArray
@@ -367,6 +367,7 @@ class CompiledLatency:
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         if legal is None:
             legal = phase_verdict(s.pra, s.tiling, arrays, s).ok
+        self._check_range(arrays, p)
         big = np.iinfo(np.int64).max
         best = np.full(shape, big, dtype=np.int64)
         for c, lat in zip(s.pool, self.fn(*(arrays[k] for k in s.pra.params), *p), strict=True):
@@ -376,6 +377,45 @@ class CompiledLatency:
             else:
                 best = np.where(ok, np.minimum(best, lat), best)
         return np.where(legal & (best < big), best, -1)
+
+
+    def _check_range(self, arrays: Mapping[str, np.ndarray], p: Sequence[np.ndarray]) -> None:
+        """Refuse points whose latency leaves int64 (numpy would wrap it silently).
+
+        A cheap bound first (every symbol at its largest value); only when it is not
+        conclusive, the same formulas in float64, which cannot wrap.
+        """
+        s = self.schedule
+        top = max([1, *(int(np.max(a)) for a in arrays.values() if np.size(a)),
+                   *(int(np.max(x)) for x in p if np.size(x))])
+        if max(magnitude(c.latency_formula, top) for c in s.pool) < _SAFE:
+            return
+        floats = [np.asarray(a, dtype=np.float64) for a in (*(arrays[k] for k in s.pra.params), *p)]
+        with np.errstate(all="ignore"):
+            worst = max(float(np.max(np.abs(np.asarray(x, dtype=np.float64))))
+                        for x in self.fn(*floats))
+        if not worst < 0.999 * 2.0**63:  # every order's value, not only the best: a wrapped
+            raise ResourceLimitError(      # value could win the minimum
+                f"{s.pra.name}: latency of about {worst:.3g} cycles exceeds the 64-bit range of "
+                "a vectorised sweep; `polyjoule analyze` gives it exactly at one point")
+
+
+def magnitude(e: Any, top: int) -> float:
+    """An upper bound on |e| when every symbol is at most ``top`` (floors, remainders and
+    maxima included); float, so that it never overflows itself."""
+    if e.is_Number:
+        return abs(float(e))
+    if e.is_Symbol:
+        return float(top)
+    if isinstance(e, sympy.Mod):
+        return magnitude(e.args[1], top)
+    args = [magnitude(a, top) for a in e.args]
+    if e.is_Mul or e.is_Pow:
+        out = 1.0
+        for a, b in zip(e.args, args, strict=True):
+            out *= b if not (e.is_Pow and a is e.args[1]) else 1.0
+        return out ** (int(e.args[1]) if e.is_Pow and e.args[1].is_Integer else 1)
+    return sum(args) if e.is_Add else max(args, default=0.0)
 
 
 def _replace(e: Any, repl: Mapping[Any, sympy.Symbol]) -> Any:
