@@ -10,8 +10,8 @@ cause (``docs/arch.md``, "Capacity rules"):
 * ``fd-count``: one FIFO per transport statement whose intra-tile case has points.
 * ``rd-count``: one RD register per value an iteration keeps in the PE (compute results and
   copies); assumes an iteration's values die before the PE's next iteration writes them.
-* ``iob-capacity``: I/O buffer words per tile (IOb accesses / PEs used) times the PEs one
-  border buffer serves (the longer side of the used grid), against the smallest border.
+* ``iob-capacity``: I/O buffer words per tile (IOb accesses / PEs used, rounded up): a
+  tile's inputs and outputs staged in a border buffer, against the smallest border.
 * ``dram-bandwidth``: DRAM words / latency against the declared words per cycle; with
   ``bandwidth_bound`` the latency is stretched to ``ceil(words / bandwidth)`` instead.
 
@@ -96,13 +96,13 @@ def rd_need(pra: PRA) -> int:
                 if s.kind == "compute" or (s.kind == "transport" and not any(s.dep or ()))})
 
 
-def io_needs(iob_words: Any, dr_words: Any, pes: Any, border_pes: Any, latency: Any
+def io_needs(iob_words: Any, dr_words: Any, pes: Any, latency: Any
              ) -> tuple[np.ndarray, np.ndarray]:
-    """(I/O buffer words one border buffer holds, DRAM words per cycle), per point."""
+    """(I/O buffer words per tile, DRAM words per cycle), per point."""
     pes = np.maximum(np.asarray(pes, dtype=np.int64), 1)
     per_tile = -(-np.asarray(iob_words, dtype=np.int64) // pes)
     rate = np.asarray(dr_words, dtype=np.float64) / np.maximum(np.asarray(latency), 1)
-    return per_tile * np.asarray(border_pes, dtype=np.int64), rate
+    return per_tile, rate
 
 
 def bandwidth_latency(latency: Any, dr_words: Any, words_per_cycle: float) -> np.ndarray:
