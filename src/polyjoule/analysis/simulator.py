@@ -81,8 +81,11 @@ class SimResult:
         """Peak use per capacity cause over the phases (``fd-depth``: deepest FIFO, ...)."""
         out: dict[str, float] = {}
         for ph in self.phases:
-            for k, v in ph.usage.items():
-                out[k] = max(out.get(k, 0), v)
+            for k in ("fd-depth", "fd-count", "rd-count"):
+                out[k] = max(out.get(k, 0), ph.usage.get(k, 0))
+        pes = max((int(np.prod(ph.schedule.t)) for ph in self.phases), default=1)
+        out["iob-capacity"] = -(-self.counts["IOb"] // max(pes, 1))
+        out["dram-bandwidth"] = self.counts["DR"] / max(self.makespan, 1)
         return out
 
     @property
@@ -261,7 +264,8 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
     if unwritten:
         violations.append(f"{unwritten} output elements never written")
     if capacities is not None and enforce:
-        over = _over_capacity(phases, capacities)
+        over = _over_capacity(SimResult(kernel.name, vals, (1, 1), phases, {}, None, {}, [], 0.0)
+                              .usage, capacities)
         checks["capacity"] = not over
         violations.extend(over)
     return SimResult(kernel.name, vals, (array[0], array[1]) if len(array) == 2 else (1, array[0]),
@@ -459,7 +463,7 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
         if gaps.size and int(gaps.min()) < cs.pi:
             violate(f"{pra.name}: a PE starts iterations {int(gaps.min())} cycles apart "
                     f"(pipeline interval {cs.pi})", int((gaps < cs.pi).sum()))
-    usage = _usage(fifo, rd_vars, counts, makespan, cs)
+    usage = _usage(fifo, rd_vars)
     return PhaseResult(pra.name, counts, dict(sorted(ops.items())), makespan, cs, instances,
                        pra.dim_names, by_statement, usage)
 
@@ -491,22 +495,20 @@ def _fifo_peak(events: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple
 _FIFO_SLOTS = 1 << 8  # FIFO ids per PE in the (PE, FIFO) key
 
 
-def _usage(fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rd_vars: set[str],
-           counts: Mapping[str, int], makespan: int, cs: ConcreteSchedule) -> dict[str, float]:
-    """Peak use of each declared capacity, measured on the run."""
+def _usage(fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rd_vars: set[str]
+           ) -> dict[str, float]:
+    """Peak use of the PE capacities in one phase, measured on the run (the I/O buffer and
+    DRAM use are over the whole run: :attr:`SimResult.usage`)."""
     depth, nfifo = _fifo_peak(fifo)
-    pes = int(np.prod(cs.t))
-    return {"fd-depth": depth, "fd-count": nfifo, "rd-count": len(rd_vars),
-            "iob-capacity": -(-counts["IOb"] // max(pes, 1)),
-            "dram-bandwidth": counts["DR"] / max(makespan, 1)}
+    return {"fd-depth": depth, "fd-count": nfifo, "rd-count": len(rd_vars)}
 
 
-def _over_capacity(phases: Sequence[PhaseResult], caps: Any) -> list[str]:
-    """One line per capacity a phase exceeded."""
+def _over_capacity(usage: Mapping[str, float], caps: Any) -> list[str]:
+    """One line per capacity the run exceeded."""
     limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
               "rd-count": caps.rd_count,
               "iob-capacity": min(caps.iob_capacity_words.values(), default=0),
               "dram-bandwidth": caps.dram_bandwidth_words_per_cycle}
-    return [f"{ph.name}: {cause} exceeded: uses {ph.usage[cause]:g}, declared {lim:g}"
-            for ph in phases for cause, lim in limits.items() if ph.usage.get(cause, 0) > lim]
+    return [f"{cause} exceeded: uses {usage[cause]:g}, declared {lim:g}"
+            for cause, lim in limits.items() if usage.get(cause, 0) > lim]
 
