@@ -373,11 +373,24 @@ def map_cmd(
                                          "default), energy or edp (energy x cycles)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
                                              "table file overriding the shipped one."),
+    sets: list[str] = typer.Option([], "--set", help="tcpa: problem sizes, NAME=RANGE "
+                                   "(N0=8:256:8, N=64,128; N sets every parameter)."),
+    arch: str | None = typer.Option(None, "--arch", help="tcpa: alias of --machine."),
+    bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="tcpa: stretch "
+                                         "the latency to the DRAM bandwidth instead of "
+                                         "refusing with dram-bandwidth."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
         raise SpecError(f"--objective {objective}: the gate checks published makespans; "
                         "it ranks by cycles")
+    machine = machine or arch
+    if target == "tcpa" and not (list_ or gate or tosa is not None):
+        with machine_target(target, machine, echo=not as_json), \
+                objective_target(target, objective, energy_table):
+            _tcpa_cmd(workload, shape, sets, top, census, relieve, as_json, not no_verify,
+                      bandwidth_bound)
+        return
     with machine_target(target, machine, echo=not as_json), \
             objective_target(target, objective, energy_table):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
@@ -424,6 +437,100 @@ def _map(workload: str | None, shape: str | None, target: str, top: int, slots: 
     else:
         _search_cmd(workload, shape, target, top, slots, census, relieve, as_json,
                     not no_verify)
+
+
+def _tcpa_cmd(kernel_name: str | None, shape: str | None, sets: list[str], top: int,
+              census: bool, relieve: str | None, as_json: bool, verify: bool,
+              bandwidth_bound: bool) -> None:
+    """``map KERNEL --target tcpa --set ...``: the vectorised processor-array search."""
+    from dataclasses import replace
+
+    from polyjoule.dse.space import size_grid
+    from polyjoule.library.kernels import get
+    from polyjoule.search import target as targets
+    from polyjoule.targets.tcpa.target import search
+
+    if kernel_name is None:
+        raise SpecError("map --target tcpa: give a KERNEL (e.g. gesummv) and --set sizes")
+    kernel = get(kernel_name)
+    specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
+    if not specs:
+        specs = [f"{k}={v}" for k, v in kernel.resolve(None, "SMALL").items()]
+    grid = size_grid(kernel, specs)
+    tgt = replace(targets.get("tcpa"), bandwidth_bound=bandwidth_bound)
+    if relieve is not None and relieve not in tgt.relievable:
+        raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint tcpa can relieve "
+                               f"({', '.join(tgt.relievable)})")
+    res = search(tgt, kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+    if verify and res.best is not None:
+        _verify_tcpa(tgt, kernel, res.best)
+    if as_json:
+        typer.echo(json.dumps(_tcpa_doc(tgt, res, census), indent=2))
+    else:
+        _print_tcpa(tgt, res, census)
+    if not res.candidates:
+        raise InfeasibleMapping(f"{kernel.name}: every mapping was refused")
+
+
+def _verify_tcpa(tgt: Any, kernel: Any, best: dict[str, Any]) -> None:
+    """Simulate the best mapping (declared capacities enforced) when small enough."""
+    from polyjoule.analysis.simulator import MEMORY_LIMIT, estimate_bytes
+    from polyjoule.targets.tcpa.target import TcpaMapping
+
+    if estimate_bytes(kernel, best["values"]) > MEMORY_LIMIT // 8:
+        best["verified"] = None
+        return
+    r, c = (int(x) for x in best["array"].split("x"))
+    order = None if best["order"] == "auto" else tuple(best["order"].split("/"))
+    best["verified"] = tgt.verify(kernel, best["values"], TcpaMapping((r, c), order, {}))
+
+
+def _tcpa_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "problem": res.kernel, "target": tgt.name, "nests": res.considered,
+        "encodable": res.accepted, "census": _census_rows(res), "candidates": res.candidates,
+        "objectives": list(tgt.objectives), "objective": tgt.objective,
+        "chosen": None if res.best is None else {
+            "mapping": res.best["mapping"], "cost": [res.best[k] for k in tgt.objectives]},
+        "derive_seconds": res.derive_seconds, "eval_seconds": res.eval_seconds}
+    if census:
+        doc["independent"] = dict(res.independent)
+    if res.relief is not None:
+        doc["relieve"] = res.relief
+    return doc
+
+
+def _print_tcpa(tgt: Any, res: Any, census: bool) -> None:
+    from rich.table import Table
+
+    from polyjoule.search import target as targets
+
+    con = _console()
+    con.print(f"[bold]{res.kernel} on {targets.describe(tgt)}[/]: {res.considered} mappings, "
+              f"{res.accepted} fit" + (f" (relieved: {', '.join(sorted(res.relieved))})"
+                                       if res.relieved else "")
+              + f"; derived in {res.derive_seconds:.2f} s, evaluated in {res.eval_seconds:.3f} s")
+    _print_census(con, tgt, res, res.independent if census else None)
+    if res.relief is not None:
+        r = res.relief
+        con.print(f"relieve {r['cause']}: {r['alone']} mappings refused by it alone returned; "
+                  "what binds the rest next: "
+                  + (", ".join(f"{c} {n}" for c, n in r["rebound"].items()) or "-"))
+    if not res.candidates:
+        return
+    t = Table(title=f"top {len(res.candidates)} of {res.accepted} by "
+              f"({', '.join(tgt.objectives)})", title_justify="left")
+    cols = ("mapping", "latency", "energy_pj", "power_mw", "edp")
+    for col in cols:
+        t.add_column(HEADERS.get(col, col), justify="left" if col == "mapping" else "right")
+    for c in res.candidates:
+        t.add_row(*(_cell(c[k]) if k != "mapping" else c[k] for k in cols))
+    con.print(t)
+    b = res.best
+    con.print(f"chosen: [bold]{b['mapping']}[/]  latency {b['latency']} cycles, energy "
+              f"{b['energy_pj']:,.1f} pJ (dynamic {b['dynamic_pj']:,.1f})"
+              + ("" if "verified" not in b else f"; simulated with capacities enforced: "
+                 f"{'passes' if b['verified'] else 'FAILS' if b['verified'] is False else 'too large'}"))
 
 
 def register(app: typer.Typer) -> None:
