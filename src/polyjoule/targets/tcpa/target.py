@@ -228,9 +228,7 @@ def evaluate(tgt: TcpaTarget, kernel: Any, shape: tuple[int, int],
         lat, pes = lat + l, np.maximum(pes, n)
     ok = out.ok
     price: dict[str, np.ndarray] = {}
-    a = _analysis(kernel, shape, tgt.array)
-    safe = {k: np.where(ok, x, kernel_min(kernel, k)) for k, x in vals.items()}
-    ev = a.evaluate_many(safe)
+    ev = _counts(kernel, shape, tgt.array, vals, np.broadcast_to(ok, lat.shape))
     caps = tgt.array.capacities(kernel.phases[0].dtype)
     iob, rate = io_needs(ev["IOb"], ev["DR"], pes, lat)
     check(out, caps, {"iob-capacity": np.where(ok, iob, 0), "dram-bandwidth": np.where(ok, rate, 0)},
@@ -248,9 +246,16 @@ def evaluate(tgt: TcpaTarget, kernel: Any, shape: tuple[int, int],
     return _Block(TcpaMapping(shape, order, {}), out, price)
 
 
-def kernel_min(kernel: Any, param: str) -> int:
-    """A parameter's minimum (to evaluate formulas harmlessly at refused points)."""
-    return max((lo for ph in kernel.phases for p, lo in ph.param_min if p == param), default=1)
+def _counts(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
+            vals: Mapping[str, np.ndarray], ok: np.ndarray) -> dict[str, np.ndarray]:
+    """Energy and I/O counts at the accepted points (refused points take an accepted
+    point's values, or zeros when none is accepted: the formulas hold only where legal)."""
+    if not ok.any():
+        z = np.zeros(ok.shape)
+        return {"IOb": z, "DR": z, "energy_pj": z}
+    i = int(np.flatnonzero(ok.reshape(-1))[0])
+    safe = {k: np.where(ok, x, np.asarray(x).reshape(-1)[i]) for k, x in vals.items()}
+    return _analysis(kernel, shape, array).evaluate_many(safe)
 
 
 _ANALYSES: dict[Any, Any] = {}

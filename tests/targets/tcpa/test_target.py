@@ -1,0 +1,103 @@
+"""The processor array as a search target: the worked example, every kernel, the witness."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from polyjoule.analysis.analyze import analyze
+from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
+from polyjoule.analysis.simulator import simulate
+from polyjoule.library.kernels import get, names
+from polyjoule.targets.tcpa.array import default_array
+from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, search
+
+
+def _array(rows: int, cols: int, depth: int):
+    a = default_array((rows, cols))
+    return dataclasses.replace(a, pe=dataclasses.replace(a.pe, fd_depth=depth))
+
+
+def test_gesummv_fits_up_to_128_on_8x8_with_16_deep_fifos() -> None:
+    tgt = TcpaTarget(_array(8, 8, 16), bandwidth_bound=True)
+    n = np.arange(96, 161)
+    k = get("gesummv")
+    for order in (("i0", "i1"), ("i1", "i0")):
+        b = evaluate(tgt, k, (8, 8), order, {"N0": n, "N1": n})
+        fits = b.causes.ok
+        assert fits[n <= 128].all() and not fits[n > 128].any()
+        assert b.causes.masks["fd-depth"][n > 128].all()
+        assert set(b.causes.masks) == {"fd-depth"}
+    caps = tgt.array.capacities("fp32")
+    ok = simulate(k, (8, 8), values={"N0": 128, "N1": 128}, capacities=caps)
+    assert ok.usage["fd-depth"] == 16
+    over = simulate(k, (8, 8), values={"N0": 129, "N1": 129}, capacities=caps, enforce=False)
+    assert over.usage["fd-depth"] == 17 and over.ok
+    assert not simulate(k, (8, 8), values={"N0": 129, "N1": 129}, capacities=caps).ok
+
+
+def test_relieve_fd_depth_returns_the_mappings_it_alone_refused() -> None:
+    tgt = TcpaTarget(_array(8, 8, 16), bandwidth_bound=True)
+    n = np.arange(120, 137)
+    k = get("gesummv")
+    base = search(tgt, k, {"N0": n, "N1": n})
+    relieved = search(tgt, k, {"N0": n, "N1": n}, frozenset({"fd-depth"}))
+    assert relieved.relief["alone"] == relieved.accepted - base.accepted > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_formulas_agree_with_the_simulator(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    single = [n for n in names() if len(get(n).phases) == 1]
+    k = get(single[rng.integers(len(single))])
+    shape = (int(rng.choice([1, 2, 4])), int(rng.choice([2, 4])))
+    depth = int(rng.integers(1, 12))
+    tgt = TcpaTarget(_array(*shape, depth), bandwidth_bound=True)
+    vals = {p: int(rng.integers(max(lo, 3), 13)) for ph in k.phases for p, lo in ph.param_min}
+    order = tuple(k.phases[0].dims[l].name for l in kernel_schedules(k, shape)[0].pool[0].order) \
+        if hasattr(kernel_schedules(k, shape)[0], "pool") else None
+    b = evaluate(tgt, k, shape, order, {p: np.asarray([v]) for p, v in vals.items()})
+    structural = {"empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule"}
+    if any(bool(b.causes.masks[c][0]) for c in structural if c in b.causes.masks):
+        return
+    caps = tgt.array.capacities(k.phases[0].dtype)
+    r = simulate(k, shape, values=vals, order=order, capacities=caps, enforce=False)
+    fd = {c for c in ("fd-depth", "fd-count", "rd-count", "iob-capacity")
+          if c in b.causes.masks and bool(b.causes.masks[c][0])}
+    limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
+              "rd-count": caps.rd_count, "iob-capacity": min(caps.iob_capacity_words.values())}
+    for c, lim in limits.items():
+        assert (r.usage[c] > lim) == (c in fd), (k.name, shape, depth, vals, c, r.usage)
+
+
+@pytest.mark.parametrize("name", ["gemm", "gesummv", "atax", "bicg"])
+def test_best_mapping_equals_analyze_and_validates(name: str) -> None:
+    k = get(name)
+    vals = {p: np.asarray([16]) for p in k.params}
+    res = search(TcpaTarget(), k, vals, top=1)
+    best = res.best
+    assert best is not None
+    r, c = (int(x) for x in best["array"].split("x"))
+    order = None if best["order"] == "auto" else tuple(best["order"].split("/"))
+    v = {p: 16 for p in k.params}
+    assert kernel_latency(kernel_schedules(k, (r, c), order=order), v) == best["latency"]
+    dyn = analyze(k, (r, c)).evaluate(v).energy_pj["total"]
+    assert dyn == pytest.approx(best["dynamic_pj"], rel=1e-9)
+    sim = simulate(k, (r, c), values=v, order=order,
+                   capacities=default_array().capacities(k.phases[0].dtype))
+    assert sim.ok and sim.makespan == best["latency"]
+
+
+def test_cli_map_tcpa_json_and_relieve() -> None:
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gesummv", "--target",
+                          "tcpa", "--set", "N=120:136:8", "--census", "--json",
+                          "--bandwidth-bound", "--relieve", "fd-depth"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["target"] == "tcpa" and doc["candidates"] and "independent" in doc
+    assert doc["relieve"]["cause"] == "fd-depth"
