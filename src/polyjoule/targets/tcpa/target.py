@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from polyjoule.analysis.capacity import CAUSES as CAPACITY, FifoRules, check, io_needs, rd_need
+from polyjoule.analysis.capacity import CAUSES as CAPACITY
+from polyjoule.analysis.capacity import FifoRules, check, io_needs, rd_need
 from polyjoule.errors import Kind, Refused, SpecError
 from polyjoule.mapping.legality import Causes, Illegal, phase_causes
 from polyjoule.search.census import Census
@@ -290,9 +291,6 @@ def _census(blocks: list[_Block], relieve: frozenset[str]) -> tuple[Census, Coun
             if n_first and c not in census.examples:
                 census.examples[c] = (_label(b, int(np.flatnonzero(first == i)[0])),
                                       b.causes.reasons[c].detail)
-        for c, m in b.causes.masks.items():
-            if c in relieve:
-                census.any_counts[c] += 0
     census.counts = Counter({c: n for c, n in census.counts.items() if n})
     return census, indep
 
