@@ -4,27 +4,39 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 
 import numpy as np
 
+from polyjoule.dse.cache import FormulaCache
 from polyjoule.library.kernels import get
-from polyjoule.targets.tcpa.target import TcpaTarget, search
+from polyjoule.targets.tcpa.target import TcpaTarget, clear_memos, search
 
 TARGET_RATE = 1_000_000
 
 
+def _whole(k: object, store: object) -> tuple[object, float]:
+    t0 = time.perf_counter()
+    res = search(TcpaTarget(store=store), k, {p: np.asarray([128]) for p in k.params})
+    return res, time.perf_counter() - t0
+
+
 def main() -> None:
     k = get("gemm")
-    t0 = time.perf_counter()
-    whole = search(TcpaTarget(), k, {p: np.asarray([128]) for p in k.params})
-    t_whole = time.perf_counter() - t0
-    n = np.arange(8, 4097)
-    res = search(TcpaTarget(), k, {p: n for p in k.params})
+    with tempfile.TemporaryDirectory() as d:
+        store = FormulaCache(d)
+        whole, t_whole = _whole(k, None)
+        _, t_cold = _whole(k, store)
+        clear_memos()
+        _, t_warm = _whole(k, store)
+    axes = np.meshgrid(*(np.arange(8, 513, 8),) * 3, indexing="ij")
+    res = search(TcpaTarget(), k, {p: a.reshape(-1) for p, a in zip(k.params, axes, strict=True)})
     rate = res.considered / res.eval_seconds
     print(f"gemm N=128 whole search: {whole.considered} mappings, {t_whole:.2f} s "
-          f"(derive {whole.derive_seconds:.2f} s)")
-    print(f"gemm N=8..4096: {res.considered:,} mappings evaluated in {res.eval_seconds:.3f} s: "
+          f"(derive {whole.derive_seconds:.2f} s); with the formula cache: cold {t_cold:.2f} s, "
+          f"warm (new process state, cache on disk) {t_warm:.2f} s")
+    print(f"gemm NI, NJ, NK each 8:512:8: {res.considered:,} mappings evaluated in {res.eval_seconds:.3f} s: "
           f"{rate:,.0f} mappings/s, {rate / TARGET_RATE:.2f}x the target of {TARGET_RATE:,}")
 
 

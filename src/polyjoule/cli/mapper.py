@@ -457,7 +457,9 @@ def _tcpa_cmd(kernel_name: str | None, shape: str | None, sets: list[str], top: 
     if not specs:
         specs = [f"{k}={v}" for k, v in kernel.resolve(None, "SMALL").items()]
     grid = size_grid(kernel, specs)
-    tgt = replace(targets.get("tcpa"), bandwidth_bound=bandwidth_bound)
+    from polyjoule.dse.cache import FormulaCache
+
+    tgt = replace(targets.get("tcpa"), bandwidth_bound=bandwidth_bound, store=FormulaCache())
     if relieve is not None and relieve not in tgt.relievable:
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint tcpa can relieve "
                                f"({', '.join(tgt.relievable)})")

@@ -33,6 +33,9 @@ from polyjoule.targets.tcpa.array import ProcessorArray, array_of, default_array
 STRUCTURAL = ("empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule")
 #: the order first causes are charged in
 ORDER = (*STRUCTURAL, *CAPACITY)
+#: kind of every cause: the structural rules the mapping cannot express; the capacity
+#: rules the array would accept and then lose values
+KINDS = {**dict.fromkeys(STRUCTURAL, Kind.EXPRESS), **dict.fromkeys(CAPACITY, Kind.REFUSE)}
 OBJECTIVES = {"energy": ("energy_pj", "latency"), "latency": ("latency", "energy_pj"),
               "edp": ("edp", "latency"), "power": ("power_mw", "latency")}
 
@@ -89,9 +92,11 @@ class TcpaTarget:
     array: ProcessorArray = field(default_factory=default_array)
     objective: str = "energy"
     bandwidth_bound: bool = False
+    #: where derived formulas and schedules are kept between runs (a
+    #: ``polyjoule.dse.cache.FormulaCache``), or None to derive every time
+    store: Any = None
     name: str = "tcpa"
-    cause_kinds: dict[str, Kind] = field(default_factory=lambda: {
-        **dict.fromkeys(STRUCTURAL, Kind.EXPRESS), **dict.fromkeys(CAPACITY, Kind.REFUSE)})
+    cause_kinds: dict[str, Kind] = field(default_factory=lambda: dict(KINDS))
     relievable: tuple[str, ...] = CAPACITY
 
     @property
@@ -163,14 +168,15 @@ def shapes(array: ProcessorArray) -> list[tuple[int, int]]:
     return [(r, c) for r in sides(array.rows) for c in sides(array.cols)]
 
 
-def orders(kernel: Any, shape: tuple[int, int]) -> list[tuple[str, ...] | None]:
+def orders(kernel: Any, shape: tuple[int, int], store: Any = None
+           ) -> list[tuple[str, ...] | None]:
     """Scanning orders (innermost first) a single-phase kernel may use; ``None`` (auto)
     for a multi-phase kernel."""
-    from polyjoule.analysis.schedule import Schedule, kernel_schedules
+    from polyjoule.analysis.schedule import Schedule
 
     if len(kernel.phases) != 1:
         return [None]
-    s = kernel_schedules(kernel, shape)[0]
+    s = _schedules(kernel, shape, store)[0]
     if not isinstance(s, Schedule):
         return [None]
     return [tuple(s.pra.dims[l].name for l in c.order) for c in s.pool]
@@ -205,7 +211,7 @@ def _phase(tgt: TcpaTarget, sched: Any, order: tuple[str, ...] | None,
     depth = np.zeros(shape, np.int64)
     count = np.zeros(shape, np.int64)
     for i, c in enumerate(pool):
-        d, n = FifoRules(c).needs(extents, p)
+        d, n = _fifo_rules(c).needs(extents, p)
         depth = np.where(pick == i, d, depth)
         count = np.where(pick == i, n, count)
     caps = tgt.array.capacities(pra.dtype)
@@ -215,21 +221,31 @@ def _phase(tgt: TcpaTarget, sched: Any, order: tuple[str, ...] | None,
 
 
 def evaluate(tgt: TcpaTarget, kernel: Any, shape: tuple[int, int],
-             order: tuple[str, ...] | None, vals: Mapping[str, np.ndarray]) -> _Block:
-    """Causes and prices of one (shape, order) at every size of ``vals`` at once."""
-    from polyjoule.analysis.schedule import kernel_schedules
+             order: tuple[str, ...] | None, vals: Mapping[str, np.ndarray],
+             memo: dict[Any, Any] | None = None) -> _Block:
+    """Causes and prices of one (shape, order) at every size of ``vals`` at once.
+
+    ``memo``: counts per shape shared by the orders of one search (they do not depend on
+    the scanning order)."""
     from polyjoule.targets.tcpa import power
 
     out = Causes({}, {})
-    scheds = kernel_schedules(kernel, shape, order=order)
+    scheds = _schedules(kernel, shape, tgt.store)  # every order; _phase picks ``order``
     lat = np.zeros(np.shape(next(iter(vals.values()))), np.int64)
     pes = np.ones_like(lat)
     for s in scheds:
         l, n = _phase(tgt, s, order, vals, out)
         lat, pes = lat + l, np.maximum(pes, n)
     ok = out.ok
-    price: dict[str, np.ndarray] = {}
-    ev = _counts(kernel, shape, tgt.array, vals, np.broadcast_to(ok, lat.shape))
+    tiled = np.ones(lat.shape, bool)  # where the tiling rules hold: the counts' domain
+    for c in STRUCTURAL[:3]:
+        if c in out.masks:
+            tiled &= ~out.masks[c]
+    ev = None if memo is None else memo.get(shape)
+    if ev is None:
+        ev = _counts(kernel, shape, tgt.array, vals, tiled, tgt.store)
+        if memo is not None:
+            memo[shape] = ev
     caps = tgt.array.capacities(kernel.phases[0].dtype)
     iob, rate = io_needs(ev["IOb"], ev["DR"], pes, lat)
     check(out, caps, {"iob-capacity": np.where(ok, iob, 0), "dram-bandwidth": np.where(ok, rate, 0)},
@@ -248,7 +264,8 @@ def evaluate(tgt: TcpaTarget, kernel: Any, shape: tuple[int, int],
 
 
 def _counts(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
-            vals: Mapping[str, np.ndarray], ok: np.ndarray) -> dict[str, np.ndarray]:
+            vals: Mapping[str, np.ndarray], ok: np.ndarray, store: Any = None
+            ) -> dict[str, np.ndarray]:
     """Energy and I/O counts at the accepted points (refused points take an accepted
     point's values, or zeros when none is accepted: the formulas hold only where legal)."""
     if not ok.any():
@@ -256,21 +273,65 @@ def _counts(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
         return {"IOb": z, "DR": z, "energy_pj": z}
     i = int(np.flatnonzero(ok.reshape(-1))[0])
     safe = {k: np.where(ok, x, np.asarray(x).reshape(-1)[i]) for k, x in vals.items()}
-    return _analysis(kernel, shape, array).evaluate_many(safe)
+    return _analysis(kernel, shape, array, store).evaluate_many(safe)
 
 
 _ANALYSES: dict[Any, Any] = {}
+_SCHEDULES: dict[Any, list[Any]] = {}
+_FIFOS: dict[int, tuple[Any, FifoRules]] = {}
 
 
-def _analysis(kernel: Any, shape: tuple[int, int], array: ProcessorArray) -> Any:
+def _fifo_rules(candidate: Any) -> FifoRules:
+    """The compiled FIFO rules of a scanning order, built once per candidate."""
+    hit = _FIFOS.get(id(candidate))
+    if hit is None or hit[0] is not candidate:
+        hit = _FIFOS[id(candidate)] = (candidate, FifoRules(candidate))
+    return hit[1]
+
+
+def clear_memos() -> None:
+    """Forget the in-process analyses and schedules (as a new process would)."""
+    from polyjoule.analysis import schedule
+
+    _ANALYSES.clear()
+    _SCHEDULES.clear()
+    _FIFOS.clear()
+    schedule._CACHE.clear()
+
+
+def _analysis(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
+              store: Any = None) -> Any:
     from polyjoule.analysis.analyze import analyze
 
     key = (kernel.name, kernel.phases, shape, id(array.energy))
     if key not in _ANALYSES:
         if len(_ANALYSES) > 256:
             _ANALYSES.clear()
-        _ANALYSES[key] = analyze(kernel, shape, energy_table=array.energy)
+        _ANALYSES[key] = analyze(kernel, shape, energy_table=array.energy, store=store)
     return _ANALYSES[key]
+
+
+def _schedules(kernel: Any, shape: tuple[int, int], store: Any) -> list[Any]:
+    """Every phase's schedule (all scanning orders), kept in ``store`` when given."""
+    from polyjoule.analysis.analyze import derivation_key
+    from polyjoule.analysis.schedule import kernel_schedules
+    from polyjoule.mapping.tiling import Tiling
+
+    memo = (kernel.name, kernel.phases, shape)
+    if memo in _SCHEDULES:
+        return _SCHEDULES[memo]
+    if store is None or not hasattr(store, "get_object"):
+        out = _SCHEDULES[memo] = kernel_schedules(kernel, shape)
+        return out
+    key = "|".join(derivation_key(pra, Tiling.of(pra, shape)) for pra in kernel.phases)
+    key += "|pi=1|w=1|order=None"  # the key dse.sweep.schedules_for uses for these
+    got = store.get_object(key, "schedules")
+    if got is not None:
+        out = _SCHEDULES[memo] = list(got)
+        return out
+    out = _SCHEDULES[memo] = kernel_schedules(kernel, shape)
+    store.put_object(key, "schedules", out)  # pickles without compiled code
+    return out
 
 
 def _census(blocks: list[_Block], relieve: frozenset[str]) -> tuple[Census, Counter[str]]:
@@ -287,7 +348,7 @@ def _census(blocks: list[_Block], relieve: frozenset[str]) -> tuple[Census, Coun
             census.counts[c] += n_first
             census.any_counts[c] += n_any
             indep[c] += n_any
-            census.kinds.setdefault(c, TcpaTarget().cause_kinds[c])
+            census.kinds.setdefault(c, KINDS[c])
             if n_first and c not in census.examples:
                 census.examples[c] = (_label(b, int(np.flatnonzero(first == i)[0])),
                                       b.causes.reasons[c].detail)
@@ -304,14 +365,15 @@ def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
            relieve: frozenset[str] = frozenset(), top: int = 8) -> TcpaSearch:
     """Every mapping of the mapspace at every size of ``vals``: priced or refused, ranked."""
     t0 = time.perf_counter()
-    plan = [(sh, o) for sh in _distinct(kernel, shapes(tgt.array)) for o in orders(kernel, sh)]
+    plan = [(sh, o) for sh in _distinct(kernel, shapes(tgt.array)) for o in orders(kernel, sh, tgt.store)]
     one = {k: np.asarray(v).reshape(-1)[:1] for k, v in vals.items()}
     for sh, o in plan:  # derive and compile every formula once, outside the timing
         evaluate(tgt, kernel, sh, o, one)
     t1 = time.perf_counter()
     blocks = []
+    memo: dict[Any, Any] = {}
     for sh, o in plan:
-        b = evaluate(tgt, kernel, sh, o, vals)
+        b = evaluate(tgt, kernel, sh, o, vals, memo)
         b.mapping = TcpaMapping(sh, o, vals, kernel.name)
         blocks.append(b)
     t2 = time.perf_counter()
