@@ -101,3 +101,25 @@ def test_cli_map_tcpa_json_and_relieve() -> None:
     doc = json.loads(out.stdout)
     assert doc["target"] == "tcpa" and doc["candidates"] and "independent" in doc
     assert doc["relieve"]["cause"] == "fd-depth"
+
+
+def test_cli_map_tcpa_prints_ranking_and_census() -> None:
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gemm", "--target", "tcpa",
+                          "--set", "N=20", "--census", "--top", "3"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "top 3 of" in out and "independent census" in out and "chosen:" in out
+    assert "simulated with capacities enforced: passes" in out
+
+
+def test_cli_map_tcpa_bad_relieve_is_one_line_exit_2() -> None:
+    r = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gemm", "--target", "tcpa",
+                        "--set", "N=20", "--relieve", "no-such"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_every_cause_is_reported_not_only_the_first() -> None:
+    a = _array(8, 8, 4)
+    a = dataclasses.replace(a, pe=dataclasses.replace(a.pe, fd_fifos=1))
+    b = evaluate(TcpaTarget(a, bandwidth_bound=True), get("gesummv"), (8, 8), ("i0", "i1"),
+                 {"N0": np.asarray([128]), "N1": np.asarray([128])})
+    assert {"fd-depth", "fd-count"} <= {c for c, m in b.causes.masks.items() if m[0]}
