@@ -373,23 +373,24 @@ def map_cmd(
                                          "default), energy or edp (energy x cycles)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
                                              "table file overriding the shipped one."),
-    sets: list[str] = typer.Option([], "--set", help="tcpa: problem sizes, NAME=RANGE "
-                                   "(N0=8:256:8, N=64,128; N sets every parameter)."),
-    arch: str | None = typer.Option(None, "--arch", help="tcpa: alias of --machine."),
-    bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="tcpa: stretch "
-                                         "the latency to the DRAM bandwidth instead of "
-                                         "refusing with dram-bandwidth."),
+    sets: list[str] = typer.Option([], "--set", help="Kernel targets (processor arrays): "
+                                   "problem sizes, NAME=RANGE (N0=8:256:8, N=64,128; N sets "
+                                   "every parameter)."),
+    arch: str | None = typer.Option(None, "--arch", help="Alias of --machine."),
+    bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Kernel targets: "
+                                         "stretch the latency to the DRAM bandwidth instead "
+                                         "of refusing with dram-bandwidth."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
         raise SpecError(f"--objective {objective}: the gate checks published makespans; "
                         "it ranks by cycles")
     machine = machine or arch
-    if target == "tcpa" and not (list_ or gate or tosa is not None):
+    if _maps_kernels(target) and not (list_ or gate or tosa is not None):
         with machine_target(target, machine, echo=not as_json), \
                 objective_target(target, objective, energy_table):
-            _tcpa_cmd(workload, shape, sets, top, census, relieve, as_json, not no_verify,
-                      bandwidth_bound)
+            _kernel_cmd(workload, shape, target, sets, top, census, relieve, as_json,
+                        not no_verify, bandwidth_bound)
         return
     with machine_target(target, machine, echo=not as_json), \
             objective_target(target, objective, energy_table):
@@ -439,55 +440,47 @@ def _map(workload: str | None, shape: str | None, target: str, top: int, slots: 
                     not no_verify)
 
 
-def _tcpa_cmd(kernel_name: str | None, shape: str | None, sets: list[str], top: int,
-              census: bool, relieve: str | None, as_json: bool, verify: bool,
-              bandwidth_bound: bool) -> None:
-    """``map KERNEL --target tcpa --set ...``: the vectorised processor-array search."""
-    from dataclasses import replace
+def _maps_kernels(target: str | None) -> bool:
+    """Does the target search kernels (PRA loop nests at size ranges) rather than
+    workloads at one shape? It says so by answering ``search_kernel``."""
+    from polyjoule.search import target as targets
 
+    return target is not None and hasattr(targets.get(target), "search_kernel")
+
+
+def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: list[str],
+                top: int, census: bool, relieve: str | None, as_json: bool, verify: bool,
+                bandwidth_bound: bool) -> None:
+    """``map KERNEL --target T --set ...`` for a kernel target: its vectorised search."""
+    from polyjoule.dse.cache import FormulaCache
     from polyjoule.dse.space import size_grid
     from polyjoule.library.kernels import get
     from polyjoule.search import target as targets
-    from polyjoule.targets.tcpa.target import search
 
+    tgt = targets.get(target)
     if kernel_name is None:
-        raise SpecError("map --target tcpa: give a KERNEL (e.g. gesummv) and --set sizes")
+        raise SpecError(f"map --target {target}: give a KERNEL (e.g. gesummv) and --set sizes")
     kernel = get(kernel_name)
     specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
     if not specs:
         specs = [f"{k}={v}" for k, v in kernel.resolve(None, "SMALL").items()]
     grid = size_grid(kernel, specs)
-    from polyjoule.dse.cache import FormulaCache
-
-    tgt = replace(targets.get("tcpa"), bandwidth_bound=bandwidth_bound, store=FormulaCache())
+    tgt = tgt.configured(bandwidth_bound=bandwidth_bound, store=FormulaCache())
     if relieve is not None and relieve not in tgt.relievable:
-        raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint tcpa can relieve "
-                               f"({', '.join(tgt.relievable)})")
-    res = search(tgt, kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+        raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
+                               f"relieve ({', '.join(tgt.relievable)})")
+    res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
     if verify and res.best is not None:
-        _verify_tcpa(tgt, kernel, res.best)
+        res.best["verified"] = tgt.verify_row(kernel, res.best)
     if as_json:
-        typer.echo(json.dumps(_tcpa_doc(tgt, res, census), indent=2))
+        typer.echo(json.dumps(_kernel_doc(tgt, res, census), indent=2))
     else:
-        _print_tcpa(tgt, res, census)
+        _print_kernel_search(tgt, res, census)
     if not res.candidates:
         raise InfeasibleMapping(f"{kernel.name}: every mapping was refused")
 
 
-def _verify_tcpa(tgt: Any, kernel: Any, best: dict[str, Any]) -> None:
-    """Simulate the best mapping (declared capacities enforced) when small enough."""
-    from polyjoule.analysis.simulator import MEMORY_LIMIT, estimate_bytes
-    from polyjoule.targets.tcpa.target import TcpaMapping
-
-    if estimate_bytes(kernel, best["values"]) > MEMORY_LIMIT // 8:
-        best["verified"] = None
-        return
-    r, c = (int(x) for x in best["array"].split("x"))
-    order = None if best["order"] == "auto" else tuple(best["order"].split("/"))
-    best["verified"] = tgt.verify(kernel, best["values"], TcpaMapping((r, c), order, {}))
-
-
-def _tcpa_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
+def _kernel_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "problem": res.kernel, "target": tgt.name, "nests": res.considered,
         "encodable": res.accepted, "census": _census_rows(res), "candidates": res.candidates,
@@ -502,7 +495,7 @@ def _tcpa_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
     return doc
 
 
-def _print_tcpa(tgt: Any, res: Any, census: bool) -> None:
+def _print_kernel_search(tgt: Any, res: Any, census: bool) -> None:
     from rich.table import Table
 
     from polyjoule.search import target as targets

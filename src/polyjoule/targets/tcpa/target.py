@@ -124,6 +124,25 @@ class TcpaTarget:
                             f"{', '.join(OBJECTIVES)}")
         return replace(self, objective=objective)
 
+    def configured(self, *, bandwidth_bound: bool, store: Any) -> TcpaTarget:
+        """This target with the command's options."""
+        return replace(self, bandwidth_bound=bandwidth_bound, store=store)
+
+    def search_kernel(self, kernel: Any, vals: Mapping[str, np.ndarray],
+                      relieve: frozenset[str] = frozenset(), top: int = 8) -> TcpaSearch:
+        """The vectorised search (:func:`search`): ``map`` asks a kernel target this."""
+        return search(self, kernel, vals, relieve, top)
+
+    def verify_row(self, kernel: Any, row: Mapping[str, Any]) -> bool | None:
+        """Simulate a ranked mapping (capacities enforced); None when too large to run."""
+        from polyjoule.analysis.simulator import MEMORY_LIMIT, estimate_bytes
+
+        if estimate_bytes(kernel, row["values"]) > MEMORY_LIMIT // 8:
+            return None
+        r, c = (int(x) for x in row["array"].split("x"))
+        order = None if row["order"] == "auto" else tuple(row["order"].split("/"))
+        return self.verify(kernel, row["values"], TcpaMapping((r, c), order, {}))
+
     # --- the protocol, one mapping at a time (the search itself is vectorised below)
 
     def mapspace(self, kernel: Any, extents: Mapping[str, int]) -> Mapspace:
