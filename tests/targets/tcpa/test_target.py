@@ -123,3 +123,20 @@ def test_every_cause_is_reported_not_only_the_first() -> None:
     b = evaluate(TcpaTarget(a, bandwidth_bound=True), get("gesummv"), (8, 8), ("i0", "i1"),
                  {"N0": np.asarray([128]), "N1": np.asarray([128])})
     assert {"fd-depth", "fd-count"} <= {c for c, m in b.causes.masks.items() if m[0]}
+
+
+def test_cli_worked_example_with_a_declaration_file(tmp_path) -> None:
+    arch = tmp_path / "fifo16.yaml"
+    arch.write_text("version: 2\nname: fifo16\nrows: 8\ncols: 8\npe: {fd_depth: 16}\n")
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gesummv", "--target",
+                          "tcpa", "--machine", str(arch), "--set", "N=128,129",
+                          "--bandwidth-bound", "--objective", "latency", "--top", "100",
+                          "--json", "--no-verify"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    on_8x8 = [c["values"]["N0"] for c in doc["candidates"] if c["array"] == "8x8"]
+    assert on_8x8 and set(on_8x8) == {128}
+    assert doc["objectives"][0] == "latency"
+    lat = [c["latency"] for c in doc["candidates"]]
+    assert lat == sorted(lat)
+    assert any(r["cause"] == "fd-depth" for r in doc["census"])
