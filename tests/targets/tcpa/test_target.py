@@ -50,29 +50,41 @@ def test_relieve_fd_depth_returns_the_mappings_it_alone_refused() -> None:
     assert relieved.relief["alone"] == relieved.accepted - base.accepted > 0
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_formulas_agree_with_the_simulator(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    single = [n for n in names() if len(get(n).phases) == 1]
-    k = get(single[rng.integers(len(single))])
+def _draw(rng: np.random.Generator) -> tuple[bool, set[str]] | None:
+    """One random (kernel, array, depth, sizes, order): formulas vs simulation; None when
+    the mapping is refused structurally (nothing to simulate)."""
+    kernels = [n for n in names() if n != "heat-3d"]  # 4-D: slow to derive
+    k = get(kernels[rng.integers(len(kernels))])
     shape = (int(rng.choice([1, 2, 4])), int(rng.choice([2, 4])))
     depth = int(rng.integers(1, 12))
     tgt = TcpaTarget(_array(*shape, depth), bandwidth_bound=True)
     vals = {p: int(rng.integers(max(lo, 3), 13)) for ph in k.phases for p, lo in ph.param_min}
-    order = tuple(k.phases[0].dims[l].name for l in kernel_schedules(k, shape)[0].pool[0].order) \
-        if hasattr(kernel_schedules(k, shape)[0], "pool") else None
+    pool = getattr(kernel_schedules(k, shape)[0], "pool", None)
+    order = (tuple(k.phases[0].dims[l].name for l in pool[int(rng.integers(len(pool)))].order)
+             if len(k.phases) == 1 and pool else None)
     b = evaluate(tgt, k, shape, order, {p: np.asarray([v]) for p, v in vals.items()})
     structural = {"empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule"}
     if any(bool(b.causes.masks[c][0]) for c in structural if c in b.causes.masks):
-        return
+        return None
     caps = tgt.array.capacities(k.phases[0].dtype)
     r = simulate(k, shape, values=vals, order=order, capacities=caps, enforce=False)
-    fd = {c for c in ("fd-depth", "fd-count", "rd-count", "iob-capacity")
-          if c in b.causes.masks and bool(b.causes.masks[c][0])}
+    refused = {c for c, m in b.causes.masks.items() if bool(m[0])}
     limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
               "rd-count": caps.rd_count, "iob-capacity": min(caps.iob_capacity_words.values())}
     for c, lim in limits.items():
-        assert (r.usage[c] > lim) == (c in fd), (k.name, shape, depth, vals, c, r.usage)
+        assert (r.usage[c] > lim) == (c in refused), (k.name, shape, depth, vals, c, r.usage)
+    enforced = simulate(k, shape, values=vals, order=order, capacities=caps)
+    assert enforced.ok == (not refused), (k.name, refused, enforced.violations)
+    return enforced.ok, refused
+
+
+def test_formulas_agree_with_the_simulator() -> None:
+    """Over built-in kernels, random sizes, arrays and depths: an accepted mapping never
+    exceeds a capacity in simulation; a refused one exceeds exactly what it was refused for."""
+    rng = np.random.default_rng(12)
+    seen = [d for d in (_draw(rng) for _ in range(16)) if d is not None]
+    assert len(seen) >= 6
+    assert any(ok for ok, _ in seen) and any("fd-depth" in r for _, r in seen)
 
 
 @pytest.mark.parametrize("name", ["gemm", "gesummv", "atax", "bicg"])
