@@ -375,7 +375,7 @@ def map_cmd(
                                              "table file overriding the shipped one."),
     sets: list[str] = typer.Option([], "--set", help="Kernel targets (processor arrays): "
                                    "problem sizes, NAME=RANGE (N0=8:256:8, N=64,128; N sets "
-                                   "every parameter)."),
+                                   "every parameter); default: the kernel's MINI dataset."),
     arch: str | None = typer.Option(None, "--arch", help="Alias of --machine."),
     bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Kernel targets: "
                                          "stretch the latency to the DRAM bandwidth instead "
@@ -463,7 +463,7 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
     kernel = get(kernel_name)
     specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
     if not specs:
-        specs = [f"{k}={v}" for k, v in kernel.resolve(None, "SMALL").items()]
+        specs = [f"{k}={v}" for k, v in kernel.resolve(None, "MINI").items()]
     grid = size_grid(kernel, specs)
     tgt = tgt.configured(bandwidth_bound=bandwidth_bound, store=FormulaCache())
     if relieve is not None and relieve not in tgt.relievable:
