@@ -94,3 +94,19 @@ def test_four_paths_agree(name: str) -> None:
                 why = got["analyze"][0]
                 assert why is None or why.cause in CAUSES
     assert not disagreements, "\n".join(disagreements[:5])
+
+
+def test_phase_causes_reports_every_cause_phase_verdict_only_the_first() -> None:
+    from polyjoule.library.kernels import get as get_kernel
+    from polyjoule.mapping.legality import phase_causes, phase_verdict
+    from polyjoule.mapping.tiling import Tiling
+
+    pra = get_kernel("jacobi-1d").phases[0]
+    tiling = Tiling.of(pra, (8, 8), (1, 1))
+    vals = {"TSTEPS": np.asarray([20, 4]), "N": np.asarray([30, 30])}
+    causes = phase_causes(pra, tiling, vals)
+    assert causes.masks["too-many-tiles"].tolist() == [True, True]
+    assert causes.masks["tile-below-dependence"].tolist() == [True, True]
+    first = phase_verdict(pra, tiling, vals)
+    assert {first.reason(i).cause for i in range(2)} <= set(causes.masks)
+    assert not causes.ok.any()

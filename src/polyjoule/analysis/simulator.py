@@ -58,6 +58,7 @@ class PhaseResult:
     instances: int
     dims: tuple[str, ...] = ()
     by_statement: dict[str, dict[str, int]] = field(default_factory=dict)
+    usage: dict[str, float] = field(default_factory=dict)  # peak use per capacity cause
 
 
 @dataclass
@@ -74,6 +75,18 @@ class SimResult:
     violations: list[str]
     seconds: float
     dtypes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def usage(self) -> dict[str, float]:
+        """Peak use per capacity cause over the phases (``fd-depth``: deepest FIFO, ...)."""
+        out: dict[str, float] = {}
+        for ph in self.phases:
+            for k in ("fd-depth", "fd-count", "rd-count"):
+                out[k] = max(out.get(k, 0), ph.usage.get(k, 0))
+        pes = max((int(np.prod(ph.schedule.t)) for ph in self.phases), default=1)
+        out["iob-capacity"] = -(-self.counts["IOb"] // max(pes, 1))
+        out["dram-bandwidth"] = self.counts["DR"] / max(self.makespan, 1)
+        return out
 
     @property
     def counts(self) -> dict[str, Any]:
@@ -180,8 +193,15 @@ def estimate_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
 def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, ...] | None = None,
              values: Mapping[str, int] | None = None, pi: int = 1, w: int = 1,
              order: Sequence[int | str] | None = None, op_latency: Mapping[str, int] | None = None,
-             seed: int = 0, memory_limit: int = MEMORY_LIMIT) -> SimResult:
-    """Simulate ``kernel`` on ``array`` at parameter ``values``; see the module docstring."""
+             seed: int = 0, memory_limit: int = MEMORY_LIMIT, capacities: Any = None,
+             enforce: bool = True) -> SimResult:
+    """Simulate ``kernel`` on ``array`` at parameter ``values``; see the module docstring.
+
+    ``capacities`` (a declaration's :class:`~polyjoule.targets.tcpa.array.Capacities`): the
+    run fails (check ``capacity``) where it uses more than declared; ``enforce=False``
+    measures the use (``SimResult.usage``) without failing, to show a refused mapping
+    exceeding its capacity.
+    """
     t0 = time.perf_counter()
     vals = {k: int(v) for k, v in (values or {}).items()}
     for ph in kernel.phases:
@@ -244,6 +264,11 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
               "outputs_match_reference": match if ref is not None else True}
     if unwritten:
         violations.append(f"{unwritten} output elements never written")
+    if capacities is not None and enforce:
+        over = _over_capacity(SimResult(kernel.name, vals, (1, 1), phases, {}, None, {}, [], 0.0)
+                              .usage, capacities)
+        checks["capacity"] = not over
+        violations.extend(over)
     return SimResult(kernel.name, vals, (array[0], array[1]) if len(array) == 2 else (1, array[0]),
                      phases, outputs, ref, checks, violations, time.perf_counter() - t0, dtypes)
 
@@ -298,6 +323,10 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
     deps = {s.id: np.array(s.dep, dtype=np.int64) for s in pra.statements if s.kind == "transport"}
     tiled = np.array([t > 1 for t in cs.t] , dtype=bool) | (p < np.array(ext))
     order = cs.timing.topo
+    fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (PE, FIFO) key, push, pop
+    fifo_id = {s.id: q for q, s in enumerate(pra.statements)}
+    rd_vars: set[str] = set()
+    t_eff = np.array(cs.t, dtype=np.int64) + 1
 
     def read(v: str, f: np.ndarray, at: np.ndarray, sid: str) -> np.ndarray:
         r = ready[v][f]
@@ -375,6 +404,7 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
                 x = np.broadcast_to(np.asarray(s.expr.evaluate(operands, scalars), dtype=np.float64),
                                     f.shape)
                 write(s.var, f, x, done, _CODE["RD"], sid)
+                rd_vars.add(s.var)
                 add(sid, "RD", cnt * (len(s.expr.operands) + 1))
                 for op, q in s.expr.ops:
                     ops[op] = ops.get(op, 0) + cnt * q
@@ -384,6 +414,7 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
                 if not d.any():
                     x = read(s.source, f, at, sid)
                     write(s.var, f, x, done, _CODE["RD"], sid)
+                    rd_vars.add(s.var)
                     add(sid, "RD", cnt)
                     continue
                 src = c[:, m] - d[:, None]
@@ -401,6 +432,13 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
                     violate(f"{pra.name}: {sid} moves {s.source} between PEs that are not "
                             f"neighbours ({int(far.sum())} values)", int(far.sum()))
                 nfd = int(same.sum())
+                if nfd:
+                    ks = src[:, same] // p[:, None]
+                    pushed = lj @ (src[:, same] - ks * p[:, None]) + lk @ ks
+                    pe_id = np.zeros(nfd, dtype=np.int64)
+                    for l in range(n):
+                        pe_id = pe_id * int(t_eff[l]) + ks[l]
+                    fifo.append((pe_id * _FIFO_SLOTS + fifo_id[sid], pushed, start[m][same]))
                 add(sid, "FD", nfd)
                 add(sid, "OD", cnt - nfd)
                 add(sid, "ID", cnt - nfd)
@@ -426,6 +464,52 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
         if gaps.size and int(gaps.min()) < cs.pi:
             violate(f"{pra.name}: a PE starts iterations {int(gaps.min())} cycles apart "
                     f"(pipeline interval {cs.pi})", int((gaps < cs.pi).sum()))
+    usage = _usage(fifo, rd_vars)
     return PhaseResult(pra.name, counts, dict(sorted(ops.items())), makespan, cs, instances,
-                       pra.dim_names, by_statement)
+                       pra.dim_names, by_statement, usage)
+
+
+# ----------------------------------------------------------------------------- capacities
+
+
+def _fifo_peak(events: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[int, int]:
+    """(most values one FIFO holds at once, most FIFOs one PE uses) from the intervals
+    ``[push, pop)`` of every value that stayed in a PE, per (PE, FIFO)."""
+    if not events:
+        return 0, 0
+    owner = np.concatenate([e[0] for e in events])
+    push = np.concatenate([e[1] for e in events])
+    pop = np.concatenate([e[2] for e in events])
+    fifos = np.unique(owner)
+    per_pe = np.unique(fifos // _FIFO_SLOTS, return_counts=True)[1]
+    key = np.concatenate([owner, owner])
+    at = np.concatenate([push, pop])
+    step = np.concatenate([np.ones_like(push), -np.ones_like(pop)])
+    o = np.lexsort((step, at, key))  # a pop before a push at the same cycle
+    key, step = key[o], step[o]
+    level = np.cumsum(step)
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    base = np.repeat(level[first] - step[first], np.diff(np.r_[first, key.size]))
+    return int((level - base).max()), int(per_pe.max())
+
+
+_FIFO_SLOTS = 1 << 8  # FIFO ids per PE in the (PE, FIFO) key
+
+
+def _usage(fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rd_vars: set[str]
+           ) -> dict[str, float]:
+    """Peak use of the PE capacities in one phase, measured on the run (the I/O buffer and
+    DRAM use are over the whole run: :attr:`SimResult.usage`)."""
+    depth, nfifo = _fifo_peak(fifo)
+    return {"fd-depth": depth, "fd-count": nfifo, "rd-count": len(rd_vars)}
+
+
+def _over_capacity(usage: Mapping[str, float], caps: Any) -> list[str]:
+    """One line per capacity the run exceeded."""
+    limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
+              "rd-count": caps.rd_count,
+              "iob-capacity": min(caps.iob_capacity_words.values(), default=0),
+              "dram-bandwidth": caps.dram_bandwidth_words_per_cycle}
+    return [f"{cause} exceeded: uses {usage[cause]:g}, declared {lim:g}"
+            for cause, lim in limits.items() if usage.get(cause, 0) > lim]
 

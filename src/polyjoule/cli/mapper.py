@@ -134,6 +134,8 @@ def _cell(name: str, value: Any) -> str:
 
     if name in ("energy_pj", "edp"):
         return energy(value)
+    if isinstance(value, float):
+        return f"{value:,.1f}"  # mW; exact in --json
     return count(value) if isinstance(value, int) else str(value)
 
 
@@ -395,11 +397,25 @@ def map_cmd(
     energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
                                              "table file overriding the shipped one."),
     wide: bool = typer.Option(False, "--wide", help="Full tables, whatever the terminal's width."),
+    sets: list[str] = typer.Option([], "--set", help="Kernel targets (processor arrays): "
+                                   "problem sizes, NAME=RANGE (N0=8:256:8, N=64,128; N sets "
+                                   "every parameter); default: the kernel's MINI dataset."),
+    arch: str | None = typer.Option(None, "--arch", help="Alias of --machine."),
+    bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Kernel targets: "
+                                         "stretch the latency to the DRAM bandwidth instead "
+                                         "of refusing with dram-bandwidth."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
         raise SpecError(f"--objective {objective}: the gate checks published makespans; "
                         "it ranks by cycles")
+    machine = machine or arch
+    if _maps_kernels(target) and not (list_ or gate or tosa is not None):
+        with machine_target(target, machine, echo=not as_json), \
+                objective_target(target, objective, energy_table):
+            _kernel_cmd(workload, shape, target, sets, top, census, relieve, as_json,
+                        not no_verify, bandwidth_bound, wide)
+        return
     with machine_target(target, machine, echo=not as_json), \
             objective_target(target, objective, energy_table):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
@@ -446,6 +462,93 @@ def _map(workload: str | None, shape: str | None, target: str, top: int, slots: 
     else:
         _search_cmd(workload, shape, target, top, slots, census, relieve, as_json,
                     not no_verify, wide)
+
+
+def _maps_kernels(target: str | None) -> bool:
+    """Does the target search kernels (PRA loop nests at size ranges) rather than
+    workloads at one shape? It says so by answering ``search_kernel``."""
+    from polyjoule.search import target as targets
+
+    return target is not None and hasattr(targets.get(target), "search_kernel")
+
+
+def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: list[str],
+                top: int, census: bool, relieve: str | None, as_json: bool, verify: bool,
+                bandwidth_bound: bool, wide: bool = False) -> None:
+    """``map KERNEL --target T --set ...`` for a kernel target: its vectorised search."""
+    from polyjoule.dse.cache import FormulaCache
+    from polyjoule.dse.space import size_grid
+    from polyjoule.library.kernels import get
+    from polyjoule.search import target as targets
+
+    tgt = targets.get(target)
+    if kernel_name is None:
+        raise SpecError(f"map --target {target}: give a KERNEL (e.g. gesummv) and --set sizes")
+    kernel = get(kernel_name)
+    specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
+    if not specs:
+        specs = [f"{k}={v}" for k, v in kernel.resolve(None, "MINI").items()]
+    grid = size_grid(kernel, specs)
+    tgt = tgt.configured(bandwidth_bound=bandwidth_bound, store=FormulaCache())
+    if relieve is not None and relieve not in tgt.relievable:
+        raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
+                               f"relieve ({', '.join(tgt.relievable)})")
+    res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+    if verify and res.best is not None:
+        res.best["verified"] = tgt.verify_row(kernel, res.best)
+    if as_json:
+        typer.echo(json.dumps(_kernel_doc(tgt, res, census), indent=2))
+    else:
+        _print_kernel_search(tgt, res, census, wide)
+    if not res.candidates:
+        raise InfeasibleMapping(f"{kernel.name}: every mapping was refused")
+
+
+def _kernel_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "problem": res.kernel, "target": tgt.name, "nests": res.considered,
+        "encodable": res.accepted, "census": _census_rows(res), "candidates": res.candidates,
+        "objectives": list(tgt.objectives), "objective": tgt.objective,
+        "chosen": None if res.best is None else {
+            "mapping": res.best["mapping"], "cost": [res.best[k] for k in tgt.objectives]},
+        "derive_seconds": res.derive_seconds, "eval_seconds": res.eval_seconds}
+    if census:
+        doc["independent"] = dict(res.independent)
+    if res.relief is not None:
+        doc["relieve"] = res.relief
+    return doc
+
+
+def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -> None:
+    from polyjoule.reports.tables import Column, energy, print_table
+    from polyjoule.search import target as targets
+
+    con = _console(wide)
+    _say(con, f"{res.kernel} on {targets.describe(tgt)}: {res.considered} mappings, "
+              f"{res.accepted} fit" + (f" (relieved: {', '.join(sorted(res.relieved))})"
+                                       if res.relieved else "")
+              + f"; derived in {res.derive_seconds:.2f} s, evaluated in "
+                f"{res.eval_seconds:.3f} s")
+    _print_census(con, tgt, res, res.independent if census else None)
+    if res.relief is not None:
+        r = res.relief
+        _say(con, f"relieve {r['cause']}: {r['alone']} mappings refused by it alone returned; "
+                  "what binds the rest next: "
+                  + (", ".join(f"{c} {n}" for c, n in r["rebound"].items()) or "-"))
+    if not res.candidates:
+        return
+    cols = ("mapping", "latency", "energy_pj", "power_mw", "edp")
+    print_table(f"top {len(res.candidates)} of {res.accepted} by ({', '.join(tgt.objectives)}); "
+                "latency in cycles, power in mW",
+                [Column(HEADERS.get(c, c), number=c != "mapping", fold=False) for c in cols],
+                [[c["mapping"], *(_cell(k, c[k]) for k in cols[1:])] for c in res.candidates],
+                con=con)
+    b = res.best
+    verified = ("" if "verified" not in b else "; simulated with capacities enforced: "
+                + ("passes" if b["verified"] else "FAILS" if b["verified"] is False
+                   else "too large"))
+    _say(con, f"chosen: {b['mapping']}  latency {b['latency']:,} cycles, energy "
+              f"{energy(b['energy_pj'])} (dynamic {energy(b['dynamic_pj'])}){verified}")
 
 
 def register(app: typer.Typer) -> None:

@@ -137,6 +137,66 @@ def kernel_verdict(phases: Sequence[tuple[PRA, Tiling, Schedulable | None]],
     return out
 
 
+@dataclass(frozen=True)
+class Causes:
+    """Every cause a point violates: one boolean mask per cause (the census' "every cause"
+    and "independent" definitions), each with one reason naming it."""
+
+    masks: dict[str, np.ndarray]
+    reasons: dict[str, Illegal]
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Points no cause refuses."""
+        out = np.asarray(True)
+        for m in self.masks.values():
+            out = out & ~m
+        return out
+
+    def add(self, why: Illegal, bad: np.ndarray) -> None:
+        """Count ``why`` at the points of ``bad`` (first detail per cause kept)."""
+        if not np.any(bad):
+            return
+        old = self.masks.get(why.cause)
+        self.masks[why.cause] = bad if old is None else (old | bad)
+        self.reasons.setdefault(why.cause, why)
+
+    def first(self, order: Sequence[str]) -> np.ndarray:
+        """Per point the index in ``order`` of its first cause, ``-1`` when legal."""
+        shape = np.broadcast_shapes(*(np.shape(m) for m in self.masks.values()))
+        code = np.full(shape, -1, dtype=np.int64)
+        for i in range(len(order) - 1, -1, -1):
+            m = self.masks.get(order[i])
+            if m is not None:
+                code = np.where(m, i, code)
+        return code
+
+
+def phase_causes(pra: PRA, tiling: Tiling, values: Mapping[str, Any],
+                 schedule: Schedulable | None = None) -> Causes:
+    """Every rule of :func:`phase_verdict` asked of every point on its own (not only the
+    first that refuses it): per-cause masks, vectorised."""
+    out = Causes({}, {})
+    v, extents, sizes = tile_verdict(pra, tiling, values)
+    # tile rules, each separately: a verdict per rule keeps the rule's own reason
+    for c, why in enumerate(v.reasons):
+        out.add(why, v.code == c)
+    for l, d in enumerate(pra.dims):
+        e, p = extents[l], sizes[l]
+        if not tiling.tiled(l):
+            continue
+        need = min_tile(pra)[l]
+        out.add(Illegal("tile-below-dependence", f"dim {d.name}: tile size below the dependence "
+                        f"distance {need}"), p < need)
+        out.add(Illegal("too-many-tiles", f"dim {d.name}: the tile size needs more than "
+                        f"{tiling.t[l]} tiles"), (e >= 1) & (-(-e // np.maximum(p, 1)) > tiling.t[l]))
+    if schedule is not None:
+        s = schedule.verdict(extents, [np.maximum(p, 1) for p in sizes])
+        for c, why in enumerate(s.reasons):
+            out.add(why, s.code == c)
+    return out
+
+
 def refusal(why: Illegal) -> PolyjouleError:
     """The named error for a refused point, carrying its reason as data (``.reason``)."""
     cls = InfeasibleSchedule if why.cause == "no-schedule" else InfeasibleMapping

@@ -6,5 +6,5 @@ theirs as entry points of the group ``polyjoule.targets``); :data:`DEFAULT` is t
 ``polyjoule map`` uses when none is given.
 """
 
-PROVIDERS: tuple[str, ...] = ("polyjoule.targets.tinytpu.target",)
+PROVIDERS: tuple[str, ...] = ("polyjoule.targets.tinytpu.target", "polyjoule.targets.tcpa.target")
 DEFAULT = "tinytpu-isa"

@@ -1,0 +1,154 @@
+"""The processor array as a search target: the worked example, every kernel, the witness."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from polyjoule.analysis.analyze import analyze
+from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
+from polyjoule.analysis.simulator import simulate
+from polyjoule.library.kernels import get, names
+from polyjoule.targets.tcpa.array import default_array
+from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, search
+
+
+def _array(rows: int, cols: int, depth: int):
+    a = default_array((rows, cols))
+    return dataclasses.replace(a, pe=dataclasses.replace(a.pe, fd_depth=depth))
+
+
+def test_gesummv_fits_up_to_128_on_8x8_with_16_deep_fifos() -> None:
+    tgt = TcpaTarget(_array(8, 8, 16), bandwidth_bound=True)
+    n = np.arange(96, 161)
+    k = get("gesummv")
+    for order in (("i0", "i1"), ("i1", "i0")):
+        b = evaluate(tgt, k, (8, 8), order, {"N0": n, "N1": n})
+        fits = b.causes.ok
+        assert fits[n <= 128].all() and not fits[n > 128].any()
+        assert b.causes.masks["fd-depth"][n > 128].all()
+        assert set(b.causes.masks) == {"fd-depth"}
+    caps = tgt.array.capacities("fp32")
+    ok = simulate(k, (8, 8), values={"N0": 128, "N1": 128}, capacities=caps)
+    assert ok.usage["fd-depth"] == 16
+    over = simulate(k, (8, 8), values={"N0": 129, "N1": 129}, capacities=caps, enforce=False)
+    assert over.usage["fd-depth"] == 17 and over.ok
+    assert not simulate(k, (8, 8), values={"N0": 129, "N1": 129}, capacities=caps).ok
+
+
+def test_relieve_fd_depth_returns_the_mappings_it_alone_refused() -> None:
+    tgt = TcpaTarget(_array(8, 8, 16), bandwidth_bound=True)
+    n = np.arange(120, 137)
+    k = get("gesummv")
+    base = search(tgt, k, {"N0": n, "N1": n})
+    relieved = search(tgt, k, {"N0": n, "N1": n}, frozenset({"fd-depth"}))
+    assert relieved.relief["alone"] == relieved.accepted - base.accepted > 0
+
+
+def _draw(rng: np.random.Generator) -> tuple[bool, set[str]] | None:
+    """One random (kernel, array, depth, sizes, order): formulas vs simulation; None when
+    the mapping is refused structurally (nothing to simulate)."""
+    kernels = [n for n in names() if n != "heat-3d"]  # 4-D: slow to derive
+    k = get(kernels[rng.integers(len(kernels))])
+    shape = (int(rng.choice([1, 2, 4])), int(rng.choice([2, 4])))
+    depth = int(rng.integers(1, 12))
+    tgt = TcpaTarget(_array(*shape, depth), bandwidth_bound=True)
+    vals = {p: int(rng.integers(max(lo, 3), 13)) for ph in k.phases for p, lo in ph.param_min}
+    pool = getattr(kernel_schedules(k, shape)[0], "pool", None)
+    order = (tuple(k.phases[0].dims[l].name for l in pool[int(rng.integers(len(pool)))].order)
+             if len(k.phases) == 1 and pool else None)
+    b = evaluate(tgt, k, shape, order, {p: np.asarray([v]) for p, v in vals.items()})
+    structural = {"empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule"}
+    if any(bool(b.causes.masks[c][0]) for c in structural if c in b.causes.masks):
+        return None
+    caps = tgt.array.capacities(k.phases[0].dtype)
+    r = simulate(k, shape, values=vals, order=order, capacities=caps, enforce=False)
+    refused = {c for c, m in b.causes.masks.items() if bool(m[0])}
+    limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
+              "rd-count": caps.rd_count, "iob-capacity": min(caps.iob_capacity_words.values())}
+    for c, lim in limits.items():
+        assert (r.usage[c] > lim) == (c in refused), (k.name, shape, depth, vals, c, r.usage)
+    enforced = simulate(k, shape, values=vals, order=order, capacities=caps)
+    assert enforced.ok == (not refused), (k.name, refused, enforced.violations)
+    return enforced.ok, refused
+
+
+def test_formulas_agree_with_the_simulator() -> None:
+    """Over built-in kernels, random sizes, arrays and depths: an accepted mapping never
+    exceeds a capacity in simulation; a refused one exceeds exactly what it was refused for."""
+    rng = np.random.default_rng(12)
+    seen = [d for d in (_draw(rng) for _ in range(16)) if d is not None]
+    assert len(seen) >= 6
+    assert any(ok for ok, _ in seen) and any("fd-depth" in r for _, r in seen)
+
+
+@pytest.mark.parametrize("name", ["gemm", "gesummv", "atax", "bicg"])
+def test_best_mapping_equals_analyze_and_validates(name: str) -> None:
+    k = get(name)
+    vals = {p: np.asarray([16]) for p in k.params}
+    res = search(TcpaTarget(), k, vals, top=1)
+    best = res.best
+    assert best is not None
+    r, c = (int(x) for x in best["array"].split("x"))
+    order = None if best["order"] == "auto" else tuple(best["order"].split("/"))
+    v = {p: 16 for p in k.params}
+    assert kernel_latency(kernel_schedules(k, (r, c), order=order), v) == best["latency"]
+    dyn = analyze(k, (r, c)).evaluate(v).energy_pj["total"]
+    assert dyn == pytest.approx(best["dynamic_pj"], rel=1e-9)
+    sim = simulate(k, (r, c), values=v, order=order,
+                   capacities=default_array().capacities(k.phases[0].dtype))
+    assert sim.ok and sim.makespan == best["latency"]
+
+
+def test_cli_map_tcpa_json_and_relieve() -> None:
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gesummv", "--target",
+                          "tcpa", "--set", "N=120:136:8", "--census", "--json",
+                          "--bandwidth-bound", "--relieve", "fd-depth"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["target"] == "tcpa" and doc["candidates"] and "independent" in doc
+    assert doc["relieve"]["cause"] == "fd-depth"
+
+
+def test_cli_map_tcpa_prints_ranking_and_census() -> None:
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gemm", "--target", "tcpa",
+                          "--set", "N=20", "--census", "--top", "3"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "top 3 of" in out and "independent census" in out and "chosen:" in out
+    assert "simulated with capacities enforced: passes" in out
+
+
+def test_cli_map_tcpa_bad_relieve_is_one_line_exit_2() -> None:
+    r = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gemm", "--target", "tcpa",
+                        "--set", "N=20", "--relieve", "no-such"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_every_cause_is_reported_not_only_the_first() -> None:
+    a = _array(8, 8, 4)
+    a = dataclasses.replace(a, pe=dataclasses.replace(a.pe, fd_fifos=1))
+    b = evaluate(TcpaTarget(a, bandwidth_bound=True), get("gesummv"), (8, 8), ("i0", "i1"),
+                 {"N0": np.asarray([128]), "N1": np.asarray([128])})
+    assert {"fd-depth", "fd-count"} <= {c for c, m in b.causes.masks.items() if m[0]}
+
+
+def test_cli_worked_example_with_a_declaration_file(tmp_path) -> None:
+    arch = tmp_path / "fifo16.yaml"
+    arch.write_text("version: 2\nname: fifo16\nrows: 8\ncols: 8\npe: {fd_depth: 16}\n")
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "gesummv", "--target",
+                          "tcpa", "--machine", str(arch), "--set", "N=128,129",
+                          "--bandwidth-bound", "--objective", "latency", "--top", "100",
+                          "--json", "--no-verify"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    on_8x8 = [c["values"]["N0"] for c in doc["candidates"] if c["array"] == "8x8"]
+    assert on_8x8 and set(on_8x8) == {128}
+    assert doc["objectives"][0] == "latency"
+    lat = [c["latency"] for c in doc["candidates"]]
+    assert lat == sorted(lat)
+    assert any(r["cause"] == "fd-depth" for r in doc["census"])
