@@ -21,9 +21,10 @@ from polyjoule.cli import app
 
 runner = CliRunner()
 
+# float: the built-in gemm computes in fp32 (a C file keeps its declared type)
 GEMM_C = """
-void kernel_gemm(int NI, int NJ, int NK, double alpha, double beta,
-                 double C[NI][NJ], double A[NI][NK], double B[NK][NJ])
+void kernel_gemm(int NI, int NJ, int NK, float alpha, float beta,
+                 float C[NI][NJ], float A[NI][NK], float B[NK][NJ])
 {
   for (int i = 0; i < NI; i++)
     for (int j = 0; j < NJ; j++) {

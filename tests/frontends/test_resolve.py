@@ -87,7 +87,7 @@ def test_unreadable_files_are_named(tmp_path: Path) -> None:
         kernel_from(str(d))
     b = tmp_path / "binary.c"
     b.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(SpecError, match=r"binary\.c: cannot read: not a text file"):
+    with pytest.raises(SpecError, match=r"binary\.c:1:1: byte 0xff is not UTF-8"):
         kernel_from(str(b))
 
 

@@ -48,13 +48,11 @@ def source_kind(source: str | Path) -> SourceKind:
 
 
 def read_source(path: str | Path) -> str:
-    """The text of a kernel file; an unreadable file is one line naming it."""
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise SpecError(f"{path}: cannot read: not a text file") from None
+    """The text of a kernel file, through the one reading path (size limit, UTF-8 with the
+    offending line and column, one line naming the file)."""
+    from polyjoule.frontends.specfile import read_text
+
+    return read_text(path)
 
 
 def builtin(name: str) -> Kernel:
