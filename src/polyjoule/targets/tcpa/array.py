@@ -19,6 +19,7 @@ DRAM (DR) sits behind them (``docs/model.md``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,8 +178,10 @@ def load_array(path: str | Path) -> ProcessorArray:
     return declaration(read_yaml(p), str(p))
 
 
+@functools.lru_cache(maxsize=256)
 def default_array(shape: tuple[int, int] | None = None, where: str = "--array") -> ProcessorArray:
-    """The shipped declaration, with the grid ``shape`` (rows, cols) when given."""
+    """The shipped declaration, with the grid ``shape`` (rows, cols) when given (frozen, so
+    built once per shape and process)."""
     data = shipped()
     if shape is None:
         return declaration(data, f"<{SHIPPED}>")

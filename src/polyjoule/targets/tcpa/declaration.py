@@ -10,6 +10,7 @@ value and source. ``energy`` is the energy table's own format (``targets/tcpa/en
 from __future__ import annotations
 
 import copy
+import functools
 from functools import cache
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -155,6 +156,12 @@ def _shipped_text() -> str:
     return resources.files("polyjoule.library").joinpath("data", "arch", SHIPPED).read_text()
 
 
-def shipped() -> dict[str, Any]:
-    """The shipped declaration as parsed YAML (a fresh copy: callers may change it)."""
+@functools.cache
+def _shipped_parsed() -> dict[str, Any]:
     return yaml.safe_load(_shipped_text())
+
+
+def shipped() -> dict[str, Any]:
+    """The shipped declaration as parsed YAML (a fresh copy: callers may change it); parsed
+    once per process, since every analysis starts from it."""
+    return copy.deepcopy(_shipped_parsed())

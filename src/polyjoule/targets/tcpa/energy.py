@@ -11,6 +11,7 @@ drops the shipped width entries of that class, so the widths follow the new valu
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -136,7 +137,9 @@ def _source(e: _Entry | float, where: str) -> str:
     return src if where == "<default>" else f"{where}: {src}"
 
 
+@functools.cache
 def default_table() -> EnergyTable:
+    """The shipped 45 nm table, read once per process (frozen: ``merged`` makes new ones)."""
     text = resources.files("polyjoule.library").joinpath("data", "energy_45nm.yaml").read_text()
     return EnergyTable("empty", {}, {}, {}).merged(yaml.safe_load(text), "<default>")
 
