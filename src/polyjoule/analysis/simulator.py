@@ -247,18 +247,7 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
     match = True
     if kernel.reference is not None:
         ref = kernel.reference({k: v.copy() for k, v in inputs.items()}, {**scalars, **vals})
-        for name, want in ref.items():
-            got = dram.get(name)
-            want = np.asarray(want, dtype=np.float64)
-            if got is None or got.shape != want.shape:
-                match = False
-                violate(f"output {name}: shape {None if got is None else got.shape} != {want.shape}", 1)
-                continue
-            scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
-            if not np.allclose(got, want, rtol=1e-9, atol=1e-9 * scale, equal_nan=False):
-                match = False
-                bad = int(np.sum(~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)))
-                violate(f"output {name}: {bad} elements differ from the numpy reference", 0)
+        match = _matches_reference(ref, dram, violate)
     outputs = {k: dram[k] for k, t in kernel.tensors().items() if t.kind in ("output", "inout")}
     unwritten = sum(int(np.sum(~written[k])) for k, t in kernel.tensors().items() if t.kind == "output")
     checks = {"causality": nviol[0] == 0, "outputs_written": unwritten == 0,
@@ -274,26 +263,102 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
                      phases, outputs, ref, checks, violations, time.perf_counter() - t0, dtypes)
 
 
-def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],  # noqa: C901
-               dram: dict[str, np.ndarray], written: dict[str, np.ndarray],
-               violate: Any, measure: bool = True) -> PhaseResult:
-    # One pass over the statements in dependence order, as a cycle-level machine would run
-    # them: splitting it would pass a dozen per-phase arrays between functions (kept whole
-    # on purpose; the witness must stay easy to audit against the method sheet).
+
+def _matches_reference(ref: Mapping[str, Any], dram: Mapping[str, np.ndarray],
+                       violate: Any) -> bool:
+    """Whether every output the numpy reference computes equals the simulated one."""
+    match = True
+    for name, want in ref.items():
+        got = dram.get(name)
+        want = np.asarray(want, dtype=np.float64)
+        if got is None or got.shape != want.shape:
+            match = False
+            violate(f"output {name}: shape {None if got is None else got.shape} != {want.shape}", 1)
+            continue
+        scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
+        if not np.allclose(got, want, rtol=1e-9, atol=1e-9 * scale, equal_nan=False):
+            match = False
+            bad = int(np.sum(~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)))
+            violate(f"output {name}: {bad} elements differ from the numpy reference", 0)
+    return match
+
+
+@dataclass
+class _Phase:
+    """One phase's machine state during a run: the schedule's vectors, every variable's
+    value / ready cycle / register class, and what the run has counted so far."""
+
+    pra: PRA
+    cs: ConcreteSchedule
+    ext: np.ndarray
+    strides: np.ndarray
+    p: np.ndarray
+    lj: np.ndarray
+    lk: np.ndarray
+    tiled: np.ndarray
+    dram: dict[str, np.ndarray]
+    written: dict[str, np.ndarray]
+    violate: Any
+    measure: bool
+    val: dict[str, np.ndarray]
+    ready: dict[str, np.ndarray]
+    cls: dict[str, np.ndarray]
+    cond: dict[str, list[tuple[np.ndarray, int, bool]]]
+    subs: dict[str, list[tuple[np.ndarray, int]]]
+    deps: dict[str, np.ndarray]
+    counts: dict[str, int]
+    by_statement: dict[str, dict[str, int]]
+    ops: dict[str, int]
+    scalars: dict[str, float]
+    fifo_id: dict[str, int]
+    fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    rd_vars: set[str] = field(default_factory=set)
+    makespan: int = 0
+    instances: int = 0
+
+    def add(self, sid: str, c: str, n: int) -> None:
+        self.counts[c] += n
+        self.by_statement[sid][c] = self.by_statement[sid].get(c, 0) + n
+
+    def read(self, v: str, f: np.ndarray, at: np.ndarray, sid: str) -> np.ndarray:
+        """The values of ``v`` at flat points ``f``, checking each is written, ready by
+        ``at`` and held in a PE register."""
+        r = self.ready[v][f]
+        bad = r < 0
+        if bad.any():
+            self.violate(f"{self.pra.name}: {sid} reads {v} before it is written "
+                         f"({int(bad.sum())} reads)", int(bad.sum()))
+        late = (r > at) & ~bad
+        if late.any():
+            self.violate(f"{self.pra.name}: {sid} reads {v} before it is ready "
+                         f"({int(late.sum())} reads)", int(late.sum()))
+        wrong = (self.cls[v][f] == 0) & ~bad
+        if wrong.any():
+            self.violate(f"{self.pra.name}: {sid} reads {v} from outside the PE's registers",
+                         int(wrong.sum()))
+        return self.val[v][f]
+
+    def write(self, v: str, f: np.ndarray, x: Any, at: np.ndarray, code: Any, sid: str,
+              what: str | None = None) -> None:
+        """Single assignment of ``v`` at ``f``: value, ready cycle, register class."""
+        again = self.ready[v][f] >= 0
+        if again.any():
+            self.violate(what or f"{self.pra.name}: {sid} writes {v} twice at "
+                         f"{int(again.sum())} points", int(again.sum()))
+        self.val[v][f] = x
+        self.ready[v][f] = at
+        self.cls[v][f] = code
+
+
+def _wavefronts(pra: PRA, ext: list[int], vals: Mapping[str, int]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every point of the domain in wavefront (``sigma``) order, and where each wavefront
+    starts and ends in it."""
     n = pra.n
-    dims = pra.dim_names
-    ext = [int(d.extent.evaluate(vals)) for d in pra.dims]
-    p = np.array(cs.p, dtype=np.int64)
-    lj = np.array(cs.lambda_J, dtype=np.int64)
-    lk = np.array(cs.lambda_K, dtype=np.int64)
-    tau, wq = cs.timing.tau, cs.timing.w
-    by_id = {s.id: s for s in pra.statements}
-    scalars = dict(pra.scalars)
     box = int(np.prod(ext))
-    # every point of the domain, in wavefront order
     sig = _sigma(pra, ext)
     coords = np.indices(ext, dtype=np.int32).reshape(n, box)
-    coords = coords[:, _holds(pra.domain(), dims, vals, coords)]
+    coords = coords[:, _holds(pra.domain(), pra.dim_names, vals, coords)]
     key = sig @ coords
     perm = np.argsort(key, kind="stable")
     coords = coords[:, perm]
@@ -302,175 +367,203 @@ def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],  # noqa:
     bounds = np.flatnonzero(np.diff(key)) + 1
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [key.size]])
-    del key
-    strides = np.array([int(np.prod(ext[l + 1:])) for l in range(n)], dtype=np.int64)
-    big = cs.latency + 8 >= 2**31 - 1
-    tdt = np.int64 if big else np.int32
+    return coords, starts, ends
+
+
+def _phase_state(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int], ext: list[int],
+                 dram: dict[str, np.ndarray], written: dict[str, np.ndarray], violate: Any,
+                 measure: bool) -> _Phase:
+    """Empty registers and counters for one phase, and its statements' affine data."""
+    n, dims = pra.n, pra.dim_names
+    box = int(np.prod(ext))
+    p = np.array(cs.p, dtype=np.int64)
+    tdt = np.int64 if cs.latency + 8 >= 2**31 - 1 else np.int32
     variables = sorted({s.var for s in pra.statements if s.kind != "output"})
-    val = {v: np.zeros(box) for v in variables}
-    ready = {v: np.full(box, -1, dtype=tdt) for v in variables}
-    cls = {v: np.zeros(box, dtype=np.int8) for v in variables}
-    counts = dict.fromkeys(CLASSES, 0)
-    by_statement: dict[str, dict[str, int]] = {s.id: {} for s in pra.statements}
+    return _Phase(
+        pra=pra, cs=cs, ext=np.array(ext),
+        strides=np.array([int(np.prod(ext[l + 1:])) for l in range(n)], dtype=np.int64),
+        p=p, lj=np.array(cs.lambda_J, dtype=np.int64), lk=np.array(cs.lambda_K, dtype=np.int64),
+        tiled=np.array([t > 1 for t in cs.t], dtype=bool) | (p < np.array(ext)),
+        dram=dram, written=written, violate=violate, measure=measure,
+        val={v: np.zeros(box) for v in variables},
+        ready={v: np.full(box, -1, dtype=tdt) for v in variables},
+        cls={v: np.zeros(box, dtype=np.int8) for v in variables},
+        cond={s.id: [(*_lin(c.expr, dims, vals), c.eq) for c in s.when] for s in pra.statements},
+        subs={s.id: [_lin(a, dims, vals) for a in s.index] for s in pra.statements if s.index},
+        deps={s.id: np.array(s.dep, dtype=np.int64) for s in pra.statements
+              if s.kind == "transport"},
+        counts=dict.fromkeys(CLASSES, 0),
+        by_statement={s.id: {} for s in pra.statements},
+        ops={op: 0 for s in pra.statements if s.expr is not None for op, _ in s.expr.ops},
+        scalars=dict(pra.scalars), fifo_id={s.id: q for q, s in enumerate(pra.statements)})
 
-    def add(sid: str, c: str, n: int) -> None:
-        counts[c] += n
-        by_statement[sid][c] = by_statement[sid].get(c, 0) + n
 
-    ops: dict[str, int] = {op: 0 for s in pra.statements if s.expr is not None
-                           for op, _ in s.expr.ops}
-    makespan = 0
-    instances = 0
-    # statement data: condition vectors, tensor subscripts
-    cond = {s.id: [(*_lin(c.expr, dims, vals), c.eq) for c in s.when] for s in pra.statements}
-    subs = {s.id: [_lin(a, dims, vals) for a in s.index] for s in pra.statements if s.index}
-    deps = {s.id: np.array(s.dep, dtype=np.int64) for s in pra.statements if s.kind == "transport"}
-    tiled = np.array([t > 1 for t in cs.t] , dtype=bool) | (p < np.array(ext))
-    order = cs.timing.topo
-    fifo: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (PE, FIFO) key, push, pop
-    fifo_id = {s.id: q for q, s in enumerate(pra.statements)}
-    rd_vars: set[str] = set()
-    t_eff = np.array(cs.t, dtype=np.int64) + 1
-
-    def read(v: str, f: np.ndarray, at: np.ndarray, sid: str) -> np.ndarray:
-        r = ready[v][f]
-        bad = r < 0
-        if bad.any():
-            violate(f"{pra.name}: {sid} reads {v} before it is written ({int(bad.sum())} reads)",
-                    int(bad.sum()))
-        late = (r > at) & ~bad
-        if late.any():
-            violate(f"{pra.name}: {sid} reads {v} before it is ready ({int(late.sum())} reads)",
-                    int(late.sum()))
-        where = cls[v][f]
-        wrong = (where == 0) & ~bad
-        if wrong.any():
-            violate(f"{pra.name}: {sid} reads {v} from outside the PE's registers", int(wrong.sum()))
-        return val[v][f]
-
-    def write(v: str, f: np.ndarray, x: np.ndarray, at: np.ndarray, code: int, sid: str) -> None:
-        again = ready[v][f] >= 0
-        if again.any():
-            violate(f"{pra.name}: {sid} writes {v} twice at {int(again.sum())} points", int(again.sum()))
-        val[v][f] = x
-        ready[v][f] = at
-        cls[v][f] = code
-
+def _run_phase(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int],
+               dram: dict[str, np.ndarray], written: dict[str, np.ndarray],
+               violate: Any, measure: bool = True) -> PhaseResult:
+    """Run one phase wavefront by wavefront, the statements of a wavefront in dependence
+    order, each statement's instances in one numpy operation."""
+    ext = [int(d.extent.evaluate(vals)) for d in pra.dims]
+    coords, starts, ends = _wavefronts(pra, ext, vals)
+    st = _phase_state(pra, cs, vals, ext, dram, written, violate, measure)
+    by_id = {s.id: s for s in pra.statements}
+    tau, wq = cs.timing.tau, cs.timing.w
     for a, b in zip(starts, ends, strict=True):
         c = coords[:, a:b].astype(np.int64)
-        flat = strides @ c
-        k = c // p[:, None]
-        j = c - k * p[:, None]
-        start = lj @ j + lk @ k + cs.offset
-        for sid in order:
-            s = by_id[sid]
+        flat = st.strides @ c
+        k = c // st.p[:, None]
+        start = st.lj @ (c - k * st.p[:, None]) + st.lk @ k + cs.offset
+        for sid in cs.timing.topo:
             m = np.ones(c.shape[1], dtype=bool)
-            for vec, const, eq in cond[sid]:
+            for vec, const, eq in st.cond[sid]:
                 e = vec @ c + const
                 m &= (e == 0) if eq else (e >= 0)
             cnt = int(m.sum())
             if not cnt:
                 continue
-            instances += cnt
+            st.instances += cnt
+            s = by_id[sid]
             f = flat[m]
-            at = start[m] + tau[sid]
+            sm = start[m]
+            at = sm + tau[sid]
             done = at + wq[sid]
-            makespan = max(makespan, int(done.max()))
+            st.makespan = max(st.makespan, int(done.max()))
             if s.kind == "input":
-                assert s.tensor is not None
-                idx = tuple(vec @ c[:, m] + const for vec, const in subs[sid])
-                arr = dram[s.tensor]
-                if any(((x < 0) | (x >= dim)).any() for x, dim in zip(idx, arr.shape, strict=True)):
-                    violate(f"{pra.name}: {sid} reads {s.tensor} out of bounds", cnt)
-                    continue
-                if not written[s.tensor][idx].all():
-                    violate(f"{pra.name}: {sid} reads {s.tensor} elements never written", cnt)
-                write(s.var, f, arr[idx], done, _CODE["ID"], sid)
-                add(sid, "DR", cnt)
-                add(sid, "IOb", cnt)
-                add(sid, "ID", cnt)
+                _input(st, s, c[:, m], f, done, cnt)
             elif s.kind == "output":
-                assert s.tensor is not None
-                x = read(s.var, f, at, sid)
-                idx = tuple(vec @ c[:, m] + const for vec, const in subs[sid])
-                arr = dram[s.tensor]
-                if any(((y < 0) | (y >= dim)).any() for y, dim in zip(idx, arr.shape, strict=True)):
-                    violate(f"{pra.name}: {sid} writes {s.tensor} out of bounds", cnt)
-                    continue
-                arr[idx] = x
-                written[s.tensor][idx] = True
-                add(sid, "OD", cnt)
-                add(sid, "IOb", cnt)
-                add(sid, "DR", cnt)
+                _output(st, s, c[:, m], f, at, cnt)
             elif s.kind == "compute":
-                assert s.expr is not None
-                operands = {v: read(v, f, at, sid) for v in dict.fromkeys(s.expr.operands)}
-                x = np.broadcast_to(np.asarray(s.expr.evaluate(operands, scalars), dtype=np.float64),
-                                    f.shape)
-                write(s.var, f, x, done, _CODE["RD"], sid)
-                rd_vars.add(s.var)
-                add(sid, "RD", cnt * (len(s.expr.operands) + 1))
-                for op, q in s.expr.ops:
-                    ops[op] = ops.get(op, 0) + cnt * q
+                _compute(st, s, f, at, done, cnt)
             else:
-                assert s.source is not None
-                d = deps[sid]
-                if not d.any():
-                    x = read(s.source, f, at, sid)
-                    write(s.var, f, x, done, _CODE["RD"], sid)
-                    rd_vars.add(s.var)
-                    add(sid, "RD", cnt)
-                    continue
-                src = c[:, m] - d[:, None]
-                inside = np.all((src >= 0) & (src < np.array(ext)[:, None]), axis=0)
-                if not inside.all():
-                    violate(f"{pra.name}: {sid} reads {s.source} outside the iteration space",
-                            int((~inside).sum()))
-                    src = np.clip(src, 0, np.array(ext)[:, None] - 1)
-                x = read(s.source, strides @ src, at, sid)
-                dk = (c[:, m] // p[:, None]) - (src // p[:, None])
-                dk[~tiled] = 0
-                same = ~dk.any(axis=0)
-                far = np.abs(dk).max(axis=0) > 1
-                if far.any():
-                    violate(f"{pra.name}: {sid} moves {s.source} between PEs that are not "
-                            f"neighbours ({int(far.sum())} values)", int(far.sum()))
-                nfd = int(same.sum())
-                if nfd and measure:  # FIFO occupancy: only when a declaration is checked
-                    ks = src[:, same] // p[:, None]
-                    pushed = lj @ (src[:, same] - ks * p[:, None]) + lk @ ks
-                    pe_id = np.zeros(nfd, dtype=np.int64)
-                    for l in range(n):
-                        pe_id = pe_id * int(t_eff[l]) + ks[l]
-                    fifo.append((pe_id * _FIFO_SLOTS + fifo_id[sid], pushed, start[m][same]))
-                add(sid, "FD", nfd)
-                add(sid, "OD", cnt - nfd)
-                add(sid, "ID", cnt - nfd)
-                code = np.where(same, _CODE["FD"], _CODE["ID"]).astype(np.int8)
-                again = ready[s.var][f] >= 0
-                if again.any():
-                    violate(f"{pra.name}: {sid} writes {s.var} twice", int(again.sum()))
-                val[s.var][f] = x
-                ready[s.var][f] = done
-                cls[s.var][f] = code
-    # a PE starts at most one iteration every pi cycles
+                _transport(st, s, c[:, m], f, sm, at, done, cnt)
+    _check_issue_rate(st, coords)
+    del coords
+    usage = _usage(st.fifo, st.rd_vars) if measure else {}
+    return PhaseResult(pra.name, st.counts, dict(sorted(st.ops.items())), st.makespan, cs,
+                       st.instances, pra.dim_names, st.by_statement, usage)
+
+
+def _subscripts(st: _Phase, s: Any, cm: np.ndarray, verb: str, cnt: int
+                ) -> tuple[np.ndarray, ...] | None:
+    """The tensor subscripts of ``s`` at points ``cm``; None (and a violation) if any is
+    out of the tensor's bounds."""
+    idx = tuple(vec @ cm + const for vec, const in st.subs[s.id])
+    arr = st.dram[s.tensor]
+    if any(((x < 0) | (x >= dim)).any() for x, dim in zip(idx, arr.shape, strict=True)):
+        st.violate(f"{st.pra.name}: {s.id} {verb} {s.tensor} out of bounds", cnt)
+        return None
+    return idx
+
+
+def _input(st: _Phase, s: Any, cm: np.ndarray, f: np.ndarray, done: np.ndarray,
+           cnt: int) -> None:
+    """``x[i] = X[f(i)]``: DRAM -> I/O buffer -> the PE's input port."""
+    assert s.tensor is not None
+    idx = _subscripts(st, s, cm, "reads", cnt)
+    if idx is None:
+        return
+    if not st.written[s.tensor][idx].all():
+        st.violate(f"{st.pra.name}: {s.id} reads {s.tensor} elements never written", cnt)
+    st.write(s.var, f, st.dram[s.tensor][idx], done, _CODE["ID"], s.id)
+    st.add(s.id, "DR", cnt)
+    st.add(s.id, "IOb", cnt)
+    st.add(s.id, "ID", cnt)
+
+
+def _output(st: _Phase, s: Any, cm: np.ndarray, f: np.ndarray, at: np.ndarray,
+            cnt: int) -> None:
+    """``Y[f(i)] = y[i]``: the PE's output port -> I/O buffer -> DRAM."""
+    assert s.tensor is not None
+    x = st.read(s.var, f, at, s.id)
+    idx = _subscripts(st, s, cm, "writes", cnt)
+    if idx is None:
+        return
+    st.dram[s.tensor][idx] = x
+    st.written[s.tensor][idx] = True
+    st.add(s.id, "OD", cnt)
+    st.add(s.id, "IOb", cnt)
+    st.add(s.id, "DR", cnt)
+
+
+def _compute(st: _Phase, s: Any, f: np.ndarray, at: np.ndarray, done: np.ndarray,
+             cnt: int) -> None:
+    """One RD read per operand occurrence, one RD write, the expression's operations."""
+    assert s.expr is not None
+    operands = {v: st.read(v, f, at, s.id) for v in dict.fromkeys(s.expr.operands)}
+    x = np.broadcast_to(np.asarray(s.expr.evaluate(operands, st.scalars),
+                                   dtype=np.float64), f.shape)
+    st.write(s.var, f, x, done, _CODE["RD"], s.id)
+    st.rd_vars.add(s.var)
+    st.add(s.id, "RD", cnt * (len(s.expr.operands) + 1))
+    for op, q in s.expr.ops:
+        st.ops[op] = st.ops.get(op, 0) + cnt * q
+
+
+def _transport(st: _Phase, s: Any, cm: np.ndarray, f: np.ndarray, sm: np.ndarray,
+               at: np.ndarray, done: np.ndarray, cnt: int) -> None:
+    """``x[i] = y[i-d]``: RD (``d = 0``), the PE's feedback FIFO (same PE) or output +
+    input port (neighbouring PE); any other PE is a causality error."""
+    assert s.source is not None
+    d = st.deps[s.id]
+    if not d.any():
+        st.write(s.var, f, st.read(s.source, f, at, s.id), done, _CODE["RD"], s.id)
+        st.rd_vars.add(s.var)
+        st.add(s.id, "RD", cnt)
+        return
+    ext = st.ext[:, None]
+    src = cm - d[:, None]
+    inside = np.all((src >= 0) & (src < ext), axis=0)
+    if not inside.all():
+        st.violate(f"{st.pra.name}: {s.id} reads {s.source} outside the iteration space",
+                   int((~inside).sum()))
+        src = np.clip(src, 0, ext - 1)
+    x = st.read(s.source, st.strides @ src, at, s.id)
+    p = st.p[:, None]
+    dk = (cm // p) - (src // p)
+    dk[~st.tiled] = 0
+    same = ~dk.any(axis=0)
+    far = np.abs(dk).max(axis=0) > 1
+    if far.any():
+        st.violate(f"{st.pra.name}: {s.id} moves {s.source} between PEs that are not "
+                   f"neighbours ({int(far.sum())} values)", int(far.sum()))
+    nfd = int(same.sum())
+    if nfd and st.measure:  # FIFO occupancy: only when a declaration is checked
+        _fifo_events(st, s.id, src[:, same], sm[same])
+    st.add(s.id, "FD", nfd)
+    st.add(s.id, "OD", cnt - nfd)
+    st.add(s.id, "ID", cnt - nfd)
+    code = np.where(same, _CODE["FD"], _CODE["ID"]).astype(np.int8)
+    st.write(s.var, f, x, done, code, s.id, f"{st.pra.name}: {s.id} writes {s.var} twice")
+
+
+def _fifo_events(st: _Phase, sid: str, src: np.ndarray, popped: np.ndarray) -> None:
+    """Record the ``[push, pop)`` interval of the values that stay in their PE, keyed by
+    (PE, FIFO): pushed when the producer iteration starts, popped when the consumer does."""
+    p = st.p[:, None]
+    ks = src // p
+    pushed = st.lj @ (src - ks * p) + st.lk @ ks
+    pe_id = np.zeros(src.shape[1], dtype=np.int64)
+    for l, t in enumerate(st.cs.t):
+        pe_id = pe_id * (int(t) + 1) + ks[l]
+    st.fifo.append((pe_id * _FIFO_SLOTS + st.fifo_id[sid], pushed, popped))
+
+
+def _check_issue_rate(st: _Phase, coords: np.ndarray) -> None:
+    """A PE starts at most one iteration every ``pi`` cycles."""
+    cs = st.cs
     start = np.zeros(coords.shape[1], dtype=np.int64)
     pe = np.zeros(coords.shape[1], dtype=np.int64)
-    for l in range(n):
-        kl = coords[l].astype(np.int64) // p[l]
-        start += lj[l] * (coords[l] - kl * p[l]) + lk[l] * kl
+    for l in range(st.pra.n):
+        kl = coords[l].astype(np.int64) // st.p[l]
+        start += st.lj[l] * (coords[l] - kl * st.p[l]) + st.lk[l] * kl
         pe = pe * (int(cs.t[l]) + 1) + kl
-    del coords
     if start.size > 1:
         o = np.lexsort((start, pe))
         same = pe[o][1:] == pe[o][:-1]
         gaps = np.diff(start[o])[same]
         if gaps.size and int(gaps.min()) < cs.pi:
-            violate(f"{pra.name}: a PE starts iterations {int(gaps.min())} cycles apart "
-                    f"(pipeline interval {cs.pi})", int((gaps < cs.pi).sum()))
-    usage = _usage(fifo, rd_vars) if measure else {}
-    return PhaseResult(pra.name, counts, dict(sorted(ops.items())), makespan, cs, instances,
-                       pra.dim_names, by_statement, usage)
+            st.violate(f"{st.pra.name}: a PE starts iterations {int(gaps.min())} cycles apart "
+                       f"(pipeline interval {cs.pi})", int((gaps < cs.pi).sum()))
 
 
 # ----------------------------------------------------------------------------- capacities
