@@ -32,7 +32,7 @@ from polyjoule.targets.tcpa.locations import CLASSES
 from polyjoule.targets.tcpa.power import PowerSummary, power_columns, power_summary
 
 
-def _r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
+def r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
     """``r = E - p*(t-1)``: show formulas in loop bounds, tile sizes and tile counts."""
     sub = {}
     for g in groups:
@@ -50,7 +50,7 @@ def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
 def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
     """:func:`display`, once per formula (sympy factoring is slow; analyses of one kernel on
     one array share their formulas)."""
-    sub = _r_subst(pra, list(groups))
+    sub = r_subst(pra, list(groups))
     parts = []
     for poly, conjs in f.piece_parts():
         e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
@@ -66,7 +66,7 @@ def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
 
 
 def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
-    sub = _r_subst(pra, groups)
+    sub = r_subst(pra, groups)
     pieces = [(sympy.factor_terms(sympy.expand(poly.xreplace(sub))), cond.xreplace(sub))
               for poly, cond in f.piece_exprs()]
     if len(pieces) == 1:

@@ -55,18 +55,11 @@ def math(expr: sympy.Basic) -> Markup:
     return Markup(f'<math display="inline">{body}</math>')  # noqa: S704 - sympy's printer escapes
 
 
-def _r_subst(pra: Any, groups: Any) -> dict[sympy.Symbol, sympy.Expr]:
-    """Show formulas in bounds, tile sizes and counts: ``r = E - p (t - 1)`` (as analyze does)."""
-    out = {}
-    for g in groups:
-        p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
-        out[sympy.Symbol(g.r, integer=True)] = pra.dims[g.index].extent.sympy() - p * (t - 1)
-    return out
-
-
 def formula_math(f: Any, pra: Any, groups: Any) -> Markup:
     """A volume formula as MathML: one polynomial, or a brace over its pieces."""
-    sub = _r_subst(pra, groups)
+    from polyjoule.analysis.analyze import r_subst
+
+    sub = r_subst(pra, list(groups))
     pieces = [(sympy.factor_terms(sympy.expand(poly.xreplace(sub))), cond.xreplace(sub))
               for poly, cond in f.piece_exprs()]
     if not pieces:
