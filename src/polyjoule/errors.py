@@ -255,3 +255,11 @@ class DuplicateKeyError(SpecError):
 
 class CIncludeError(SpecError):
     """A ``#include`` of a C source that no include folder (``-I``) holds."""
+
+
+# --- PRA conditions: alternatives in `when:` (model/affine.py parse_when, model/pra.py) ------
+
+
+class ConditionError(SpecError):
+    """A ``when:`` that is no condition: a malformed or empty list of alternatives, too many
+    alternatives once expanded, or a union isl cannot split into plain conjunctions."""

@@ -199,3 +199,49 @@ def shifted_within(params: tuple[str, ...], dims: tuple[str, ...], conds: tuple[
     move = isl.Map(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] -> "
                    f"[{', '.join(out)}] : {back} }}")
     return bool(src.apply(move).is_subset(sets.union([list(p) for p in target])))
+
+
+# --- conditions with alternatives (model/pra.py split_alternatives) -----------------------
+# A statement's ``when:`` may be a union of conjunctions; the model splits it once, at load,
+# into disjoint conjunctions so that every later stage sees plain conjunctions.
+
+_Conj = list[tuple[dict[str, int], int, bool]]  # constraints: (coefficients, constant, is_eq)
+
+
+def _piece(b: isl.BasicSet, names: list[str]) -> _Conj | None:
+    """A basic set's constraints as integers; ``None`` if it needs an existential (a div)."""
+    if b.dim(isl.dim_type.div):
+        return None
+    n_par = b.dim(isl.dim_type.param)
+    out: _Conj = []
+    for c in b.get_constraints():
+        vals = [c.get_coefficient_val(isl.dim_type.param, i) for i in range(n_par)]
+        vals += [c.get_coefficient_val(isl.dim_type.set, i)
+                 for i in range(b.dim(isl.dim_type.set))]
+        coeffs = {n: int(v.to_python()) for n, v in zip(names, vals, strict=True)
+                  if not v.is_zero()}
+        out.append((coeffs, int(c.get_constant_val().to_python()), bool(c.is_equality())))
+    return out
+
+
+def disjoint_pieces(params: tuple[str, ...], dims: tuple[str, ...], context: tuple[str, ...],
+                    alternatives: tuple[tuple[str, ...], ...]) -> list[_Conj | None]:
+    """The union of ``alternatives`` within ``context`` as disjoint conjunctions, each
+    simplified against ``context`` (the domain and parameter minimums).
+
+    Two splits are tried: isl's ``make_disjoint`` of the coalesced union, and each
+    alternative minus the ones before it; the one with fewer pieces wins (each piece is a
+    counted case later). A piece that needs an integer division is ``None``.
+    """
+    ctx = _set(params, dims, (context,))
+    whole = _set(params, dims, alternatives).intersect(ctx).coalesce().make_disjoint()
+    seq: list[isl.BasicSet] = []
+    covered = ctx.subtract(ctx)
+    for alt in alternatives:
+        a = _set(params, dims, (alt,)).intersect(ctx)
+        seq += a.subtract(covered).coalesce().make_disjoint().get_basic_sets()
+        covered = covered.union(a)
+    best = min((whole.get_basic_sets(), seq), key=len)
+    hull = ctx.polyhedral_hull()
+    names = [*params, *dims]
+    return [_piece(b.gist(hull), names) for b in best if not b.is_empty()]

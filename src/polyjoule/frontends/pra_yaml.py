@@ -19,12 +19,19 @@ A file holds one PRA (top-level ``statements``) or a kernel of phases (``phases:
       - {id: S3, var: t, compute: "a * x"}                      # zero-dependence operation
       - {id: S4, var: y, output: "Y[i0]", when: "i1 == N1 - 1"} # OD -> IOb -> DR
 
-``when`` is one condition or a list (all must hold).
+``when`` is one condition, a list (all must hold) or alternatives (one must hold), nested::
+
+      - {id: S5, var: x, input: "X[i + a, j + b]",
+         when: [{any: ["i == 0", "a == K - 1"]}, {any: ["j == 0", "b == K - 1"]}]}
+
+A statement with alternatives is split at load into disjoint pieces ``S5.1, S5.2, ..``
+(:func:`polyjoule.model.pra.split_alternatives`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_dump import transport_text
 from polyjoule.frontends.specfile import check_expression, read_yaml, validation_error
-from polyjoule.model.affine import Affine, Constraint, parse_affine, parse_condition
+from polyjoule.model.affine import Affine, parse_affine, parse_when
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.pra import (
     PRA,
@@ -44,6 +51,7 @@ from polyjoule.model.pra import (
     check_datasets,
     check_one_writer,
     check_semantics,
+    split_alternatives,
 )
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
@@ -73,7 +81,7 @@ class StatementSpec(BaseModel):
     from_: str | None = Field(default=None, alias="from")
     dep: list[int] | None = None
     compute: str | None = None
-    when: str | list[str] = Field(default_factory=list)
+    when: Any = Field(default_factory=list)  # checked by parse_when, which names the entry
 
     @model_validator(mode="after")
     def _one_kind(self) -> StatementSpec:
@@ -167,17 +175,23 @@ class _Scope:
 
 def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
     """One statement; ``w`` names it in errors."""
-    when: list[Constraint] = []
-    for c in [s.when] if isinstance(s.when, str) else list(s.when):
-        when.extend(parse_condition(c, scope.known, f"{w}.when"))
+    alternatives = parse_when(s.when, scope.known, f"{w}.when")
+    stmt = _statement_body(s, w, scope)
+    if len(alternatives) == 1:
+        return replace(stmt, when=alternatives[0])
+    return replace(stmt, alternatives=alternatives)
+
+
+def _statement_body(s: StatementSpec, w: str, scope: _Scope) -> Statement:
+    """The statement without its condition."""
     if s.input is not None:
         tname, idx = scope.access(s.input, f"{w}.input")
-        return Statement(s.id, "input", s.var, tuple(when), tensor=tname, index=idx,
+        return Statement(s.id, "input", s.var, (), tensor=tname, index=idx,
                          text=f"{s.var}[i] = {s.input}")
     if s.output is not None:
         tname, idx = scope.access(s.output, f"{w}.output")
         scope.written_var(s.var, f"{w}.var")
-        return Statement(s.id, "output", s.var, tuple(when), tensor=tname, index=idx,
+        return Statement(s.id, "output", s.var, (), tensor=tname, index=idx,
                          text=f"{s.output} = {s.var}[i]")
     if s.from_ is not None:
         assert s.dep is not None
@@ -185,12 +199,12 @@ def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
         if len(s.dep) != n:
             raise SpecError(f"{w}.dep: {s.dep} has {len(s.dep)} entries, the PRA has {n} dims")
         scope.written_var(s.from_, f"{w}.from")
-        return Statement(s.id, "transport", s.var, tuple(when), source=s.from_,
+        return Statement(s.id, "transport", s.var, (), source=s.from_,
                          dep=tuple(s.dep),
                          text=transport_text(s.var, s.from_, scope.dim_names, s.dep))
     assert s.compute is not None
     expr = parse_expr(s.compute, scope.written, scope.spec.scalars, f"{w}.compute")
-    return Statement(s.id, "compute", s.var, tuple(when), expr=expr,
+    return Statement(s.id, "compute", s.var, (), expr=expr,
                      text=f"{s.var}[i] = {s.compute}")
 
 
@@ -227,6 +241,7 @@ def build_pra(spec: PRASpec, where: str) -> PRA:
         raise SpecError(f"{where}: statements: repeated id")
     pra = PRA(spec.name, params, tuple(spec.params.items()), dims, tuple(tensors),
               tuple(spec.scalars.items()), statements, spec.dtype)
+    pra = split_alternatives(pra, where)
     return check_semantics(check_one_writer(pra, where), where)
 
 

@@ -2,7 +2,8 @@
 
 A bound, subscript or condition is text like ``N1 - 2`` or ``i0 + 1``; anything that is not
 affine with integer coefficients (``i*j``, ``N/2``) is a :class:`NotAffineError` naming where
-it came from. Constraints are normalised to ``expr >= 0`` or ``expr == 0``.
+it came from. Constraints are normalised to ``expr >= 0`` or ``expr == 0``; a statement's
+``when:`` is a union of conjunctions of them (:func:`parse_when`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.errors import ConditionError, NotAffineError, SpecError
 
 if TYPE_CHECKING:
     import sympy  # imported where used: `polyjoule list`/`show` read bounds without sympy
@@ -173,3 +174,50 @@ def parse_condition(text: str, known: Iterable[str], where: str,
         else:  # "<"
             out.append(Constraint((rhs - lhs).shift(-1)))
     return out
+
+
+Conjunction = tuple[Constraint, ...]
+MAX_ALTERNATIVES = 64  # a condition expanded into more conjunctions is refused
+
+
+def parse_when(data: Any, known: Iterable[str], where: str,
+               affine: Callable[[str, Iterable[str], str], Affine] = parse_affine
+               ) -> tuple[Conjunction, ...]:
+    """A ``when:`` as alternatives (a union of conjunctions), expanded from its tree:
+
+    * a string is one comparison (``i0 == 0``, ``1 <= i < N``);
+    * a list holds when all its entries hold (``[]``: always);
+    * ``{any: [...]}`` holds when at least one entry holds (a non-empty list).
+
+    ``[{any: [i == 0, a == K - 1]}, {any: [j == 0, b == K - 1]}]`` is four alternatives.
+    """
+    known = set(known)
+    if isinstance(data, str):
+        return (tuple(parse_condition(data, known, where, affine=affine)),)
+    if isinstance(data, list):
+        out: tuple[Conjunction, ...] = ((),)
+        for k, entry in enumerate(data):
+            alts = parse_when(entry, known, f"{where}[{k}]", affine)
+            out = tuple(a + b for a in out for b in alts)
+            _check_size(out, where)
+        return out
+    if isinstance(data, dict):
+        if set(data) != {"any"}:
+            raise ConditionError(f"{where}: a mapping in 'when' is {{any: [...]}} (alternatives), "
+                                 f"not keys {sorted(map(str, data))}")
+        entries = data["any"]
+        if not isinstance(entries, list) or not entries:
+            raise ConditionError(f"{where}.any: expected a non-empty list of alternatives, "
+                                 f"got {entries!r}")
+        union = tuple(a for k, e in enumerate(entries)
+                      for a in parse_when(e, known, f"{where}.any[{k}]", affine))
+        _check_size(union, where)
+        return union
+    raise ConditionError(f"{where}: expected a condition like 'i1 >= 1', a list of them or "
+                         f"{{any: [...]}}, got {data!r}")
+
+
+def _check_size(alts: tuple[Conjunction, ...], where: str) -> None:
+    if len(alts) > MAX_ALTERNATIVES:
+        raise ConditionError(f"{where}: expands into {len(alts)} alternatives (more than "
+                             f"{MAX_ALTERNATIVES}); split the statement")

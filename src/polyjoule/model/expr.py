@@ -3,6 +3,8 @@
 Written as text (``alpha*tmp + beta*u``), parsed with Python's ``ast`` into a tree whose
 leaves are PRA variables (read from registers) or named scalars / literals (immediates).
 The tree gives both the operation counts for energy and the numpy semantics for simulation.
+Calls: ``abs(x)``, ``sqrt(x)``, ``relu(x)`` (one op each; relu counts as a ``max``) and
+``max(a, b, ..)``, ``min(a, b, ..)`` (one op per argument after the first).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 from polyjoule.errors import SpecError
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
-_CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max"}
+_CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max", "abs": "abs"}
+_UNARY = frozenset({"sqrt", "relu", "abs"})  # one argument; max and min take two or more
 OPS = frozenset(_BINOPS.values()) | frozenset(_CALLS.values())  # names --op-latency accepts
 
 
@@ -55,9 +58,8 @@ def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], wher
             walk(node.operand)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id in _CALLS and not node.keywords:
+            _check_arity(node.func.id, len(node.args), text, where)
             ops[_CALLS[node.func.id]] += max(1, len(node.args) - 1)
-            if node.func.id == "relu" and len(node.args) != 1:
-                raise SpecError(f"{where}: relu takes one argument")
             for a in node.args:
                 walk(a)
         elif isinstance(node, ast.Name):
@@ -75,6 +77,13 @@ def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], wher
     if not operands:
         raise SpecError(f"{where}: expression {text!r} reads no variable")
     return Expr(text, tree, tuple(operands), tuple(sorted(ops.items())))
+
+
+def _check_arity(name: str, n: int, text: str, where: str) -> None:
+    if name in _UNARY and n != 1:
+        raise SpecError(f"{where}: {name} takes one argument, not {n}, in {text!r}")
+    if name not in _UNARY and n < 2:
+        raise SpecError(f"{where}: {name} takes two or more arguments, not {n}, in {text!r}")
 
 
 def _eval(node: Any, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
@@ -97,6 +106,8 @@ def _eval(node: Any, values: Mapping[str, np.ndarray], scalars: Mapping[str, flo
             return np.maximum(args[0], 0)
         if name == "sqrt":
             return np.sqrt(args[0])
+        if name == "abs":
+            return np.abs(args[0])
         fn = np.maximum if name == "max" else np.minimum
         out = args[0]
         for a in args[1:]:

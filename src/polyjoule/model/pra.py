@@ -8,6 +8,11 @@ statements, each with a condition space (an affine subset of the iteration space
 * ``transport`` ``x[i] = y[i - d]``    a pure copy along a constant dependence ``d``;
 * ``compute``   ``x[i] = F(y[i], ..)`` an operation over zero-dependence operands.
 
+A condition written as alternatives (``when: {any: [...]}``) is split once, at load, into
+disjoint conjunctive pieces ``S3.1, S3.2, ..`` (:func:`split_alternatives`): every later
+stage (counts, tiling, schedule, simulator) sees plain conjunctions, and a piece names its
+user statement in ``origin``, so the pieces' counts add up to the user's statement.
+
 A :class:`Kernel` is a sequence of PRAs (phases) whose energies and latencies add, plus an
 optional numpy reference semantics used by the simulator as its independent witness.
 """
@@ -15,13 +20,13 @@ optional numpy reference semantics used by the simulator as its independent witn
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
-from polyjoule.errors import SpecError
-from polyjoule.model.affine import Affine, Constraint
+from polyjoule.errors import ConditionError, SpecError
+from polyjoule.model.affine import Affine, Conjunction, Constraint
 from polyjoule.model.dtypes import DTYPES  # noqa: F401 - re-exported
 from polyjoule.model.expr import Expr
 
@@ -61,6 +66,13 @@ class Statement:
     index: tuple[Affine, ...] = ()
     expr: Expr | None = None  # compute
     text: str = ""
+    origin: str = ""  # a piece of a condition with alternatives: the user statement's id
+    alternatives: tuple[Conjunction, ...] = ()  # that statement's condition, as written
+
+    @property
+    def user_id(self) -> str:
+        """The id of the statement as the user wrote it (a piece's ``origin``)."""
+        return self.origin or self.id
 
     @property
     def reads(self) -> tuple[str, ...]:
@@ -195,17 +207,56 @@ def check_one_writer(pra: PRA, where: str) -> PRA:
     from polyjoule.analysis import _isl
 
     base = [c.isl() for c in pra.domain()] + [f"{p} >= {lo}" for p, lo in pra.param_min]
-    writers = [(k, s) for k, s in enumerate(pra.statements) if s.kind != "output"]
-    for n, (ka, a) in enumerate(writers):
-        for kb, b in writers[n + 1:]:
-            if a.var != b.var:
-                continue
+    writers = [s for s in pra.statements if s.kind != "output"]
+    for n, a in enumerate(writers):
+        for b in writers[n + 1:]:
+            if a.var != b.var or (a.origin and a.origin == b.origin):
+                continue  # pieces of one statement are disjoint by construction
             if _isl.overlap(list(pra.params), list(pra.dim_names),
                             base + [c.isl() for c in a.when], [c.isl() for c in b.when]):
                 raise SpecError(
-                    f"{where}: statements[{ka}] ({a.id}) and statements[{kb}] ({b.id}) both "
-                    f"write {a.var!r} at the same points; give them disjoint 'when' conditions")
+                    f"{where}: {label(pra, a)} and {label(pra, b)} both write {a.var!r} at "
+                    "the same points; give them disjoint 'when' conditions")
     return pra
+
+
+def label(pra: PRA, s: Statement) -> str:
+    """``statements[2] (S3)`` as the user numbered it; a piece adds its own id."""
+    users = list(dict.fromkeys(t.user_id for t in pra.statements))
+    piece = f", piece {s.id}" if s.id != s.user_id else ""
+    return f"statements[{users.index(s.user_id)}] ({s.user_id}{piece})"
+
+
+def split_alternatives(pra: PRA, where: str) -> PRA:
+    """Each statement with alternatives becomes disjoint conjunctive pieces ``id.1, id.2..``
+    (one piece keeps the id), split by isl within the domain and the parameter minimums;
+    alternatives that never hold keep the first one (the statement counts 0)."""
+    if not any(s.alternatives for s in pra.statements):
+        return pra
+    from polyjoule.analysis import _isl
+
+    context = tuple(c.isl() for c in pra.domain()) + _mins(pra)
+    out: list[Statement] = []
+    for s in pra.statements:
+        if not s.alternatives:
+            out.append(s)
+            continue
+        raw = _isl.disjoint_pieces(pra.params, pra.dim_names, context,
+                                   tuple(tuple(c.isl() for c in a) for a in s.alternatives))
+        if any(p is None for p in raw):
+            raise ConditionError(f"{where}: {label(pra, s)}.when: the alternatives need an "
+                                 "integer division to be told apart; write them so that "
+                                 "each is affine on its own")
+        pieces = [tuple(Constraint(Affine.of(cf, k), eq) for cf, k, eq in p or ())
+                  for p in raw] or [s.alternatives[0]]
+        ids = [s.id] if len(pieces) == 1 else [f"{s.id}.{n}" for n in range(1, len(pieces) + 1)]
+        out += [replace(s, id=i, when=w, origin=s.id) for i, w in zip(ids, pieces, strict=True)]
+    ids = [s.id for s in out]
+    if len(set(ids)) != len(ids):
+        twice = next(i for i in ids if ids.count(i) > 1)
+        raise SpecError(f"{where}: statements: id {twice!r} is given twice (a piece of a "
+                        "condition with alternatives is named id.1, id.2, ..)")
+    return replace(pra, statements=tuple(out))
 
 
 def _mins(pra: PRA) -> tuple[str, ...]:
@@ -236,11 +287,11 @@ def _check_tensors(pra: PRA, where: str) -> None:
                                 "for every legal parameter value")
 
 
-def _check_subscripts(pra: PRA, k: int, s: Statement, where: str) -> None:
+def _check_subscripts(pra: PRA, s: Statement, where: str) -> None:
     """An input/output subscript has the tensor's rank and stays inside its shape."""
     from polyjoule.analysis import _isl
 
-    w = f"{where}: statements[{k}] ({s.id}).{s.kind}"
+    w = f"{where}: {label(pra, s)}.{s.kind}"
     t = pra.tensor(str(s.tensor))
     if len(s.index) != len(t.shape):
         raise SpecError(f"{w}: {t.name} has rank {len(t.shape)}, the subscript "
@@ -254,7 +305,7 @@ def _check_subscripts(pra: PRA, k: int, s: Statement, where: str) -> None:
                                 f"[{', '.join(str(e) for e in t.shape)}] (it reaches {said})")
 
 
-def _check_sources(pra: PRA, k: int, s: Statement, where: str) -> None:
+def _check_sources(pra: PRA, s: Statement, where: str) -> None:
     """A transport's source ``i - dep`` lies where some statement writes the variable."""
     from polyjoule.analysis import _isl
 
@@ -263,7 +314,7 @@ def _check_sources(pra: PRA, k: int, s: Statement, where: str) -> None:
     target = tuple(tuple(c.isl() for c in pra.statement_space(w)) + _mins(pra)
                    for w in pra.statements if w.kind != "output" and w.var == s.source)
     if not _isl.shifted_within(tuple(pra.params), pra.dim_names, space, s.dep, target):
-        raise SpecError(f"{where}: statements[{k}] ({s.id}).dep: {list(s.dep)} reads "
+        raise SpecError(f"{where}: {label(pra, s)}.dep: {list(s.dep)} reads "
                         f"{s.source!r} outside the points where it is written (outside the "
                         "domain or the writers' conditions); guard it with 'when'")
 
@@ -273,11 +324,11 @@ def check_semantics(pra: PRA, where: str) -> PRA:
     subscripts of the wrong rank or past a shape, dependences reaching unwritten points."""
     _check_dims(pra, where)
     _check_tensors(pra, where)
-    for k, s in enumerate(pra.statements):
+    for s in pra.statements:
         if s.kind in ("input", "output"):
-            _check_subscripts(pra, k, s, where)
+            _check_subscripts(pra, s, where)
         elif s.kind == "transport":
-            _check_sources(pra, k, s, where)
+            _check_sources(pra, s, where)
     return pra
 
 
