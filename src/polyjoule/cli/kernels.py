@@ -84,7 +84,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
 
 
 def _show_pra(con: Any, pra: PRA | PhaseOutline, index: int, total: int) -> None:
-    from polyjoule.frontends.pra_dump import condition_text
+    from polyjoule.frontends.pra_dump import when_text
     from polyjoule.reports.tables import Column, echo, print_table
 
     head = f"phase {index + 1}/{total}: " if total > 1 else ""
@@ -100,9 +100,8 @@ def _show_pra(con: Any, pra: PRA | PhaseOutline, index: int, total: int) -> None
         echo("  scalars: " + ", ".join(f"{k} = {v:g}" for k, v in pra.scalars), con=con)
     print_table(None, [Column("id", fold=False), Column("kind", fold=False),
                        Column("statement"), Column("when")],
-                [(s.id, s.kind, s.text,
-                  " and ".join(condition_text(c, pra.dim_names) for c in s.when) or "always")
-                 for s in pra.statements], con=con)
+                [(s.id, s.kind, s.text, when_text(s, pra.dim_names)) for s in pra.statements],
+                con=con)
 
 
 def _yaml_of(spec: str | None, k: Kernel | KernelOutline) -> str:

@@ -2,6 +2,8 @@
 
 ``load_kernel_data(kernel_data(k))`` gives ``k`` again; ``polyjoule localize`` prints a
 derived kernel this way, and ``polyjoule show`` writes conditions as :func:`condition_text`.
+The pieces of a condition with alternatives are written once, as the user's statement with
+its ``when: {any: [...]}`` (the loader splits it into the same pieces again).
 """
 
 from __future__ import annotations
@@ -64,8 +66,26 @@ def _dim(d: Dim, params: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def when_text(s: Any, dims: Sequence[str]) -> str:
+    """A statement's condition as ``show`` prints it: ``a and b``, alternatives joined by
+    ``or`` (a statement or an outline of one, whichever has ``alternatives``)."""
+    alts = getattr(s, "alternatives", ()) if not getattr(s, "origin", "") else ()
+    if alts:
+        return " or ".join("(" + (" and ".join(condition_text(c, dims) for c in a) or "always")
+                           + ")" for a in alts)
+    return " and ".join(condition_text(c, dims) for c in s.when) or "always"
+
+
+def _when_data(s: Statement, dims: Sequence[str]) -> Any:
+    """``when`` as YAML data: a condition, a list of them, or ``{any: [...]}``."""
+    if s.alternatives:
+        return {"any": [[condition_text(c, dims) for c in a] for a in s.alternatives]}
+    texts = [condition_text(c, dims) for c in s.when]
+    return texts if len(texts) > 1 else texts[0] if texts else None
+
+
 def _statement(s: Statement, dims: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": s.id, "var": s.var}
+    out: dict[str, Any] = {"id": s.user_id, "var": s.var}
     if s.kind in ("input", "output"):
         out[s.kind] = f"{s.tensor}[{', '.join(str(x) for x in s.index)}]"
     elif s.kind == "transport":
@@ -74,9 +94,9 @@ def _statement(s: Statement, dims: Sequence[str]) -> dict[str, Any]:
     else:
         assert s.expr is not None
         out["compute"] = s.expr.text
-    texts = [condition_text(c, dims) for c in s.when]
-    if texts:
-        out["when"] = texts if len(texts) > 1 else texts[0]
+    when = _when_data(s, dims)
+    if when is not None:
+        out["when"] = when
     return out
 
 
@@ -89,7 +109,8 @@ def pra_data(pra: PRA) -> dict[str, Any]:
         "dims": [_dim(d, pra.params) for d in pra.dims],
         "tensors": {t.name: {"shape": [str(x) for x in t.shape], "kind": t.kind}
                     for t in pra.tensors},
-        "statements": [_statement(s, pra.dim_names) for s in pra.statements],
+        "statements": [_statement(s, pra.dim_names) for s in pra.statements
+                       if not s.origin or s.id in (s.origin, f"{s.origin}.1")],
     }
     if pra.scalars:
         out["scalars"] = dict(pra.scalars)

@@ -17,7 +17,7 @@ from typing import Any
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_dump import transport_text
-from polyjoule.model.affine import Affine, Constraint, parse_condition
+from polyjoule.model.affine import Affine, Conjunction, Constraint, parse_when
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(.))")
 
@@ -117,12 +117,14 @@ class TensorOutline:
 
 @dataclass(frozen=True)
 class StatementOutline:
-    """A statement's id, kind, text (``x[i] = ...``) and condition."""
+    """A statement's id, kind, text (``x[i] = ...``) and condition: a conjunction in
+    ``when``, or ``alternatives`` as written (the full reader splits those into pieces)."""
 
     id: str
     kind: str
     text: str
     when: tuple[Constraint, ...]
+    alternatives: tuple[Conjunction, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,7 @@ def _dims(data: Sequence[Mapping[str, Any]], params: tuple[str, ...], where: str
 def _statement(s: Mapping[str, Any], dims: Sequence[str], known: set[str], where: str
                ) -> StatementOutline:
     var = s["var"]
-    when: list[Constraint] = []
-    for c in [s["when"]] if isinstance(s.get("when"), str) else s.get("when", []):
-        when.extend(parse_condition(c, known, f"{where}.when", affine=affine_text))
+    alts = parse_when(s.get("when", []), known, f"{where}.when", affine=affine_text)
     if "input" in s:
         kind, text = "input", f"{var}[i] = {s['input']}"
     elif "output" in s:
@@ -189,7 +189,9 @@ def _statement(s: Mapping[str, Any], dims: Sequence[str], known: set[str], where
         kind, text = "transport", transport_text(var, s["from"], dims, s["dep"])
     else:
         kind, text = "compute", f"{var}[i] = {s['compute']}"
-    return StatementOutline(s["id"], kind, text, tuple(when))
+    if len(alts) == 1:
+        return StatementOutline(s["id"], kind, text, alts[0])
+    return StatementOutline(s["id"], kind, text, (), alts)
 
 
 def phase_outline(data: Mapping[str, Any], where: str) -> PhaseOutline:

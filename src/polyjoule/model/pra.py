@@ -247,7 +247,7 @@ def split_alternatives(pra: PRA, where: str) -> PRA:
             raise ConditionError(f"{where}: {label(pra, s)}.when: the alternatives need an "
                                  "integer division to be told apart; write them so that "
                                  "each is affine on its own")
-        pieces = [tuple(Constraint(Affine.of(cf, k), eq) for cf, k, eq in p or ())
+        pieces = [_in_dim_order(pra, [Constraint(Affine.of(cf, k), eq) for cf, k, eq in p or ()])
                   for p in raw] or [s.alternatives[0]]
         ids = [s.id] if len(pieces) == 1 else [f"{s.id}.{n}" for n in range(1, len(pieces) + 1)]
         out += [replace(s, id=i, when=w, origin=s.id) for i, w in zip(ids, pieces, strict=True)]
@@ -257,6 +257,13 @@ def split_alternatives(pra: PRA, where: str) -> PRA:
         raise SpecError(f"{where}: statements: id {twice!r} is given twice (a piece of a "
                         "condition with alternatives is named id.1, id.2, ..)")
     return replace(pra, statements=tuple(out))
+
+
+def _in_dim_order(pra: PRA, cons: list[Constraint]) -> Conjunction:
+    """isl's constraints sorted by the outermost dim each uses (as people write them)."""
+    rank = {d: k for k, d in enumerate(pra.dim_names)}
+    return tuple(sorted(cons, key=lambda c: min((rank[n] for n in c.expr.names() if n in rank),
+                                                default=len(rank))))
 
 
 def _mins(pra: PRA) -> tuple[str, ...]:
