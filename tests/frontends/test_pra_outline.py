@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_outline import affine_text, kernel_outline
-from polyjoule.model.affine import parse_affine, parse_condition
+from polyjoule.model.affine import parse_affine, parse_condition, parse_when
 
 NAMES = ("N", "M", "i", "j")
 
@@ -42,6 +42,52 @@ def test_conditions_agree_with_sympy(lhs: str, rel: str, rhs: str) -> None:
     text = f"{lhs} {rel} {rhs}"
     assert (parse_condition(text, NAMES, "w", affine=affine_text)
             == parse_condition(text, NAMES, "w"))
+
+
+def _condition() -> st.SearchStrategy[str]:
+    return st.tuples(_text(1), st.sampled_from(["<=", ">=", "==", "<", ">"]), _text(1)).map(
+        " ".join)
+
+
+#: ``when:`` trees: a condition, a list (all hold) or ``{any: [...]}`` (one holds), nested
+WHEN = st.recursive(
+    _condition(),
+    lambda sub: st.one_of(st.lists(sub, max_size=3),
+                          st.lists(sub, min_size=1, max_size=3).map(lambda a: {"any": a})),
+    max_leaves=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(WHEN)
+def test_when_trees_agree_with_the_full_reader(tree) -> None:
+    """The outline's alternatives equal the full reader's (sympy) for random trees."""
+    assert (parse_when(tree, NAMES, "w", affine=affine_text)
+            == parse_when(tree, NAMES, "w"))
+
+
+def test_statement_with_alternatives_keeps_them() -> None:
+    data = {"name": "t", "params": {"N": 2},
+            "dims": [{"name": "i", "lower": 0, "upper": "N - 1"}],
+            "statements": [{"id": "S1", "var": "x", "compute": "1 + x",
+                            "when": {"any": ["i == 0", ["i >= 2", "i <= N - 2"]]}},
+                           {"id": "S2", "var": "y", "compute": "x", "when": {"any": ["i >= 1"]}}]}
+    s1, s2 = kernel_outline(data, "t.yaml").phases[0].statements
+    assert s1.when == () and [[str(c) for c in a] for a in s1.alternatives] == [
+        ["i == 0"], ["i - 2 >= 0", "N - i - 2 >= 0"]]
+    assert s2.alternatives == () and [str(c) for c in s2.when] == ["i - 1 >= 0"]
+
+
+@pytest.mark.parametrize("when, why", [
+    ({"any": []}, "when.any: expected a non-empty list"),
+    ({"any": ["i == 0", "N*i == 1"]}, "when.any[1]: 'N*i' is not affine"),
+    ({"or": ["i == 0"]}, "when: a mapping in 'when' is {any: [...]}"),
+])
+def test_outline_refuses_bad_alternatives_like_the_full_reader(when, why: str) -> None:
+    data = {"name": "t", "params": {"N": 2},
+            "dims": [{"name": "i", "lower": 0, "upper": "N - 1"}],
+            "statements": [{"id": "S1", "var": "x", "compute": "x", "when": when}]}
+    with pytest.raises(SpecError, match=re.escape(f"t.yaml: statements[0] (S1).{why}")):
+        kernel_outline(data, "t.yaml")
 
 
 @pytest.mark.parametrize("text, why", [

@@ -111,3 +111,35 @@ def test_energy_table_override(tmp_path):
 
 def test_builtin_kernels_load():
     assert get("gesummv").phases[0].n == 2
+
+
+# --- when: with alternatives -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("when, needle", [
+    ({"any": []}, "statements[1] (S2).when.any: expected a non-empty list of alternatives"),
+    ({"any": "i == 0"}, "statements[1] (S2).when.any: expected a non-empty list"),
+    ({"one_of": ["i == 0"]}, "statements[1] (S2).when: a mapping in 'when' is {any: [...]}"),
+    ({"any": ["i == 0", ["i >= 1", 4]]}, "statements[1] (S2).when.any[1][1]: expected a "
+                                          "condition"),
+    ({"any": ["i == 0", "i*i >= 1"]}, "statements[1] (S2).when.any[1]: 'i*i' is not affine"),
+    ({"any": ["i == 0", "i >= M"]}, "statements[1] (S2).when.any[1]: unknown name 'M'"),
+    (None, "statements[1] (S2).when: expected a condition"),
+])
+def test_bad_alternatives_cli_one_line_exit_2(tmp_path, when, needle):
+    """Through the command line: exit 2, one line naming the file and the field."""
+    p = write(tmp_path, mutate(["statements", 1, "when"], when))
+    res = CliRunner().invoke(app, ["analyze", str(p), "--set", "N=4", "--array", "1x4"])
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "k.yaml" in lines[0] and needle in lines[0], res.output
+
+
+def test_alternatives_load_as_disjoint_pieces(tmp_path):
+    """``i == 0 or i >= 2`` (S2) beside ``i == 1`` (S9): no overlap, both analysed."""
+    d = mutate(["statements", 1, "when"], {"any": ["i == 0", "i >= 2"]})
+    d["statements"].insert(2, {"id": "S9", "var": "y", "compute": "x", "when": "i == 1"})
+    k = load_kernel_file(write(tmp_path, d))
+    assert [s.id for s in k.phases[0].statements] == ["S1", "S2.1", "S2.2", "S9", "S3"]
+    r = analyze(k, array=(1, 4)).evaluate({"N": 10})
+    assert r.counts["ops"] == {"mul": 9}

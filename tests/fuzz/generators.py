@@ -340,6 +340,31 @@ def _json(row: dict) -> str:
     return json.dumps(row)
 
 
+def _bad_alternatives(rng: random.Random) -> object:
+    """A ``when:`` with alternatives that is wrong: empty, malformed or not affine."""
+    good = ["j >= 1", "k == 0", "i <= NI - 2", ["j >= 1", "k >= 1"]]
+    bad = rng.choice([3, None, 1.5, "j * k >= 1", "j >= Z", "j >", "", {"all": ["j >= 1"]},
+                      {"any": []}, {"any": "j >= 1"}])
+    m = rng.randrange(4)
+    if m == 0:
+        return {"any": rng.choice([[], "j >= 1", 7, None, {"any": ["j >= 1"]}])}
+    if m == 1:
+        return {rng.choice(["all", "or", "anyy", "ANY"]): ["j >= 1"]}
+    entries = rng.sample(good, rng.randint(0, 2))
+    entries.insert(rng.randint(0, len(entries)), bad)
+    return {"any": entries} if m == 2 else ["j >= 0", {"any": entries}]
+
+
+def pra_alternatives(rng: random.Random) -> Iterator[Case]:
+    """gemm with a broken ``when: {any: [...]}``: refused at load, naming the field."""
+    for k in range(24):
+        doc = _gemm_yaml()
+        doc["phases"][0]["statements"][1]["when"] = _bad_alternatives(rng)
+        yield Case("pra", f"alternatives-{k}", ("analyze", "{dir}/k.yaml", "--dataset", "MINI",
+                                                "--array", "2x2"), {"k.yaml": _dump(doc)},
+                   needle="when")
+
+
 SURFACES: tuple[Gen, ...] = (bytes_everywhere, yaml_limits, pra_semantics, energy_tables,
                              cli_values, sweep_ranges, mapper_shapes, einsum_texts, c_sources,
-                             plot_inputs)
+                             plot_inputs, pra_alternatives)
