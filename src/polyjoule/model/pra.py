@@ -221,10 +221,12 @@ def check_one_writer(pra: PRA, where: str) -> PRA:
 
 
 def label(pra: PRA, s: Statement) -> str:
-    """``statements[2] (S3)`` as the user numbered it; a piece adds its own id."""
-    users = list(dict.fromkeys(t.user_id for t in pra.statements))
+    """``statements[2] (S3)`` as the user numbered it (a statement's pieces are adjacent and
+    count once); a piece adds its own id."""
+    at = next((n for n, t in enumerate(pra.statements) if t is s), pra.statements.index(s))
+    k = sum(1 for t in pra.statements[:at + 1] if not t.origin or t.id in (t.origin, f"{t.origin}.1"))
     piece = f", piece {s.id}" if s.id != s.user_id else ""
-    return f"statements[{users.index(s.user_id)}] ({s.user_id}{piece})"
+    return f"statements[{k - 1}] ({s.user_id}{piece})"
 
 
 def split_alternatives(pra: PRA, where: str) -> PRA:
