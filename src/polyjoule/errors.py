@@ -255,3 +255,15 @@ class DuplicateKeyError(SpecError):
 
 class CIncludeError(SpecError):
     """A ``#include`` of a C source that no include folder (``-I``) holds."""
+
+
+# --- plots of sweeps (reports/plots*.py) ---------------------------------------------------
+
+
+class PlotSelectionError(SpecError):
+    """A plot the selected points cannot make readably: several mappings where one is drawn,
+    more problem sizes than panels; the message says which ``--where`` narrows it."""
+
+
+class EmptySelectionError(PlotSelectionError):
+    """A ``--where`` filter that matches no design point; the message lists the values there are."""
