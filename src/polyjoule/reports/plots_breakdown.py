@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 
 from polyjoule.errors import PlotSelectionError, SpecError
-from polyjoule.reports.plots_select import Where, listing, one_value, params, select, too_many, values
+from polyjoule.reports.plots_select import (
+    Where,
+    listing,
+    one_value,
+    params,
+    select,
+    too_many,
+    values,
+)
 from polyjoule.reports.plots_style import (
     CLASS_COLOURS,
     array_colours,

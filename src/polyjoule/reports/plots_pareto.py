@@ -19,7 +19,13 @@ from polyjoule.reports.plots_select import (
     too_many,
     values,
 )
-from polyjoule.reports.plots_style import array_colours, energy_unit, marker_map, pyplot, shape_order
+from polyjoule.reports.plots_style import (
+    array_colours,
+    energy_unit,
+    marker_map,
+    pyplot,
+    shape_order,
+)
 
 
 def _energy(cols: Mapping[str, np.ndarray]) -> tuple[str, str]:
