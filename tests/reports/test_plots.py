@@ -93,7 +93,7 @@ def test_pareto_has_a_panel_per_size_colour_per_array_marker_per_order(outputs, 
             if coll.get_label() == "Pareto front":
                 continue
             array, order = coll.get_label().split(" | ")
-            assert tuple(coll.get_facecolor()[0][:3]) == pytest.approx(colour[array][:3])
+            assert tuple(coll.get_edgecolor()[0][:3]) == pytest.approx(colour[array][:3])
             assert np.allclose(coll.get_paths()[0].vertices, _marker_vertices(marker[order]))
             drawn += len(coll.get_offsets())
     assert drawn == len(r)
@@ -160,7 +160,7 @@ def test_more_sizes_than_panels_is_refused_with_the_where_to_use(cache_dir):
     with pytest.raises(PlotSelectionError) as e:
         plots.pareto_figure(r.columns)
     assert str(e.value) == ("pareto: 11 problem sizes, at most 9 panels; choose with --where "
-                            "NI=8 --where NI=16 ... (NI: 8, 16, 24, 32, 40, ..., 80, 88 (11 values))")
+                            "NI=8 --where NI=16 ...; NI takes 8, 16, 24, 32, 40, ..., 80, 88 (11 values)")
     fig = plots.pareto_figure(r.columns, where={"NI": ["8", "48", "88"]})
     assert len(fig.axes) == 3
     plt.close(fig)
@@ -188,7 +188,12 @@ def test_breakdown_is_grouped_per_array(outputs, figures):
         assert heights == pytest.approx(100)  # the classes and compute make up the whole
     energy = share["energy"]
     assert [ln.get_label() for ln in energy.get_lines()] == ["4x4", "8x8"]
-    assert energy.get_ylabel() == "dynamic energy\n(µJ, log scale)"
+    assert energy.get_ylabel() == "dynamic energy\n(log scale)"
+    tick = energy.yaxis.get_major_formatter()
+    assert [tick(v) for v in (100.0, 2.5e4, 1e6, 3e10)] == ["100 pJ", "25 nJ", "1 µJ", "30 mJ"]
+    y = {ln.get_label(): ln.get_ydata() for ln in energy.get_lines()}
+    in_4x4 = (r.columns["array"] == "4x4") & (r.columns["order"] == "i/j/k")
+    assert list(y["4x4"]) == list(r.columns["energy_pj"][in_4x4])  # in pJ, by increasing N
     assert energy.get_xlabel() == "N = NI = NJ = NK"
     assert fig._suptitle.get_text() == ("gemm: share of dynamic energy per location class and "
                                         "latency vs N (tile auto, order i/j/k)")

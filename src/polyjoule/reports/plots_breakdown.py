@@ -26,7 +26,7 @@ from polyjoule.reports.plots_select import (
 from polyjoule.reports.plots_style import (
     CLASS_COLOURS,
     array_colours,
-    energy_unit,
+    energy_log_ticks,
     plain_log_ticks,
     pyplot,
     shape_order,
@@ -62,6 +62,19 @@ def _group(cols: Mapping[str, np.ndarray], mask: np.ndarray, x: str, names: Sequ
         raise PlotSelectionError(f"breakdown: several points of array {array} share one {x}"
                                  f"{hint}")
     return idx
+
+
+def _ticks(xs: np.ndarray, most: int = 16) -> list[int]:
+    """Which bars get a label: all of up to ``most``; else the first and those at round
+    values (multiples of 1, 2, 2.5 or 5 x 10^k), at most ``most``."""
+    if len(xs) <= most:
+        return list(range(len(xs)))
+    for k in range(int(np.log10(max(float(xs[-1]), 1.0))) + 1):
+        for n in (1, 2, 2.5, 5):
+            at = [i for i, v in enumerate(xs) if i == 0 or float(v) % (n * 10**k) == 0]
+            if len(at) <= most:
+                return at if len(at) >= 4 else list(range(0, len(xs), -(-len(xs) // most)))
+    return list(range(0, len(xs), -(-len(xs) // most)))
 
 
 def _tied(cols: Mapping[str, np.ndarray], mask: np.ndarray, x: str, names: Sequence[str]) -> str:
@@ -103,9 +116,9 @@ def breakdown_figure(cols: Mapping[str, np.ndarray], x: str | None = None,
     for twin in twins:
         plain_log_ticks(twin)
     _energies(axes[-1], cols, groups, pos, x)
-    step = max(1, len(xs) // 16)
-    axes[-1].set_xticks(np.arange(len(xs))[::step])
-    axes[-1].set_xticklabels([f"{v:g}" for v in xs[::step]], rotation=45)
+    ticks = _ticks(xs)
+    axes[-1].set_xticks(ticks)
+    axes[-1].set_xticklabels([f"{xs[i]:g}" for i in ticks], rotation=45)
     xname = _tied(cols, mask, x, names)
     axes[-1].set_xlabel(xname)
     mapping = ", ".join(f"{k} {v}" for k, v in zip(("tile", "order"), fixed[:2], strict=True)
@@ -138,17 +151,15 @@ def _shares(ax: Any, cols: Mapping[str, np.ndarray], idx: np.ndarray, at: np.nda
     if legend:
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = twin.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2, loc="upper left", bbox_to_anchor=(1.1, 1.0), fontsize=8,
+        ax.legend(h1 + h2, l1 + l2, loc="upper left", bbox_to_anchor=(1.15, 1.0), fontsize=8,
                   title="location class")
     return twin
 
 
 def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.ndarray],
               pos: Mapping[float, int], x: str) -> None:
-    """Absolute dynamic energies: per class for one array, the totals per array for several."""
-    largest = max(float(cols["energy_pj"][g].max()) for g in groups.values())
-    unit, scale = energy_unit(largest)
-
+    """Absolute dynamic energies: per class for one array, the totals per array for several;
+    they span many decades, so each tick names its unit."""
     def at(g: np.ndarray) -> np.ndarray:
         return np.asarray([pos[float(v)] for v in cols[x][g]])
 
@@ -157,17 +168,17 @@ def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.n
         for c in _PARTS:
             v = cols[f"energy.{c}"][g].astype(float)
             if np.any(v > 0):
-                ax.plot(at(g), v / scale, "-o", ms=2.5, color=CLASS_COLOURS[c], label=c)
-        ax.plot(at(g), cols["energy_pj"][g] / scale, "k--", lw=1.2, label="total")
+                ax.plot(at(g), v, "-o", ms=2.5, color=CLASS_COLOURS[c], label=c)
+        ax.plot(at(g), cols["energy_pj"][g], "k--", lw=1.2, label="total")
         legend_title = "dynamic energy"
     else:
         colours = array_colours(list(groups))
         for a, g in groups.items():
-            ax.plot(at(g), cols["energy_pj"][g] / scale, "-o", ms=3, color=colours[a], label=a)
+            ax.plot(at(g), cols["energy_pj"][g], "-o", ms=3, color=colours[a], label=a)
         legend_title = "total per array"
     ax.set_yscale("log")
-    plain_log_ticks(ax)
-    ax.set_ylabel(f"dynamic energy\n({unit}, log scale)")
+    energy_log_ticks(ax)
+    ax.set_ylabel("dynamic energy\n(log scale)")
     ax.set_label("energy")
     ax.grid(True, which="major", lw=0.3, alpha=0.5)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.1, 1.0), fontsize=8, title=legend_title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.15, 1.0), fontsize=8, title=legend_title)

@@ -23,6 +23,7 @@ from polyjoule.reports.plots_style import (
     array_colours,
     energy_unit,
     marker_map,
+    plain_log_ticks,
     pyplot,
     shape_order,
 )
@@ -97,16 +98,18 @@ def _panel(ax: Any, cols: Mapping[str, np.ndarray], sel: np.ndarray, marks: np.n
         for m, glyph in markers.items():
             hit = (arrays == a) & (marks == m)
             if hit.any():
-                ax.scatter(lat[hit], e[hit], s=24, color=colours[a], marker=glyph, alpha=0.85,
-                           label=f"{a} | {m}", zorder=2)
+                # hollow: mappings that land on one spot stay visible, one inside the other
+                ax.scatter(lat[hit], e[hit], s=30, facecolors="none", edgecolors=[colours[a]],
+                           marker=glyph, linewidths=1.1, label=f"{a} | {m}", zorder=2)
     front = cols["pareto"][sel].astype(bool) if "pareto" in cols else np.zeros(len(sel), bool)
     if front.any():
         o = np.argsort(lat[front], kind="stable")
         ax.step(lat[front][o], e[front][o], "k-", where="post", lw=0.7, alpha=0.7, zorder=1)
-        ax.scatter(lat[front], e[front], s=80, facecolors="none", edgecolors="k", lw=0.8,
+        ax.scatter(lat[front], e[front], s=110, facecolors="none", edgecolors="k", lw=0.8,
                    zorder=3, label="Pareto front")
     if lat.min() > 0 and lat.max() > 20 * lat.min():
         ax.set_xscale("log")
+        plain_log_ticks(ax, "x")
     ax.set_xlabel("latency (cycles)")
     ax.set_ylabel(f"{ename} ({unit})")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
@@ -129,7 +132,7 @@ def _legend(fig: Any, style: tuple[dict[str, Any], dict[str, str]], keys: Sequen
         labels.append(f"marker: {' / '.join('scanning order' if k == 'order' else k for k in keys)}")
         for m, glyph in markers.items():
             handles.append(Line2D([], [], linestyle="none", marker=glyph, color="0.25",
-                                  markersize=6))
+                                  markerfacecolor="none", markersize=6))
             labels.append(m)
     if front:
         handles.append(Line2D([], [], color="k", lw=0.7, marker="o", markerfacecolor="none",

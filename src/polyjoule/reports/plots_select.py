@@ -124,5 +124,5 @@ def too_many(n: int, what: str, key: str, vals: Sequence[str], plot: str, limit:
     if n > limit:
         example = " ".join(f"--where {key}={v}" for v in vals[:2])
         raise PlotSelectionError(
-            f"{plot}: {n} {what}, at most {limit} panels; choose with {example} ... "
-            f"({key}: {listing(list(vals), 8)})")
+            f"{plot}: {n} {what}, at most {limit} panels; choose with {example} ...; "
+            f"{key} takes {listing(list(vals), 8)}")

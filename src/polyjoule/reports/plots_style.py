@@ -68,19 +68,42 @@ def marker_map(keys: Sequence[str], what: str) -> dict[str, str]:
     return {k: MARKERS[i] for i, k in enumerate(distinct)}
 
 
-def plain_log_ticks(ax: Any) -> None:
-    """Log-scale y ticks as plain numbers (``300``, ``2.5``), not ``3 x 10^2``; within two
+def _plain(v: float, _pos: object = None) -> str:
+    """A tick as people read it: ``300``, ``0.01``, ``25k``, ``4M``."""
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1e4:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def plain_log_ticks(ax: Any, axis: str = "y") -> None:
+    """Log-scale ticks as plain numbers (``300``, ``25k``), not ``3 x 10^2``; within two
     decades the 2s and 5s are labelled too (call it once the limits are final)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    plain = FuncFormatter(lambda v, _: f"{v:,.4g}")
-    ax.yaxis.set_major_formatter(plain)
-    lo, hi = ax.get_ylim()
-    if 0 < lo and hi / lo < 100:
-        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
-        ax.yaxis.set_minor_formatter(plain)
+    which = ax.yaxis if axis == "y" else ax.xaxis
+    lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    which.set_major_formatter(FuncFormatter(_plain))
+    if 0 < lo and hi / lo < 100 and axis == "y":
+        which.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        which.set_minor_formatter(FuncFormatter(_plain))
     else:
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        which.set_minor_formatter(NullFormatter())
+
+
+def energy_tick(pj: float, _pos: object = None) -> str:
+    """An energy tick in its own unit: ``100 pJ``, ``10 nJ``, ``2.5 mJ``."""
+    unit, scale = energy_unit(pj)
+    return f"{pj / scale:g} {unit}"
+
+
+def energy_log_ticks(ax: Any) -> None:
+    """A log-scale energy axis in pJ whose ticks name their unit (it spans several)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(energy_tick))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def save(fig: Any, out: str | Path) -> Path:
