@@ -286,3 +286,20 @@ def test_an_empty_energy_per_op_is_read_as_missing(tmp_path):
                  '"energy_per_op_pj":null}]}')
     cols, _ = plots.load(p)
     assert np.isnan(cols["energy_per_op_pj"][0]) and cols["energy_pj"][0] == 1.0
+
+
+def test_exact_integer_columns_select_and_plot(outputs, figures):
+    """Sizes and counts held as exact Python integers (object columns) filter and plot as
+    numbers do."""
+    _, r = outputs
+    cols = dict(r.columns)
+    for k in ("NI", "NJ", "NK", "RD"):
+        cols[k] = np.asarray([int(v) for v in r.columns[k]], dtype=object)
+    fig = plots.pareto_figure(cols, where={"NI": ["16", "24"], "array": "4x4"})
+    figures.append(fig)
+    assert [ax.get_title() for ax in fig.axes] == ["NI = NJ = NK = 16", "NI = NJ = NK = 24"]
+    fig = plots.breakdown_figure(cols, x="NI", where={"order": "i/j/k"})
+    figures.append(fig)
+    assert fig.axes[-3].get_xlabel() == "N = NI = NJ = NK"
+    with pytest.raises(EmptySelectionError, match="NI takes 8, 16, 24$"):
+        plots.pareto_figure(cols, where={"NI": "7"})

@@ -17,6 +17,7 @@ from polyjoule.errors import PlotSelectionError, SpecError
 from polyjoule.reports.plots_select import (
     Where,
     listing,
+    numbers,
     one_value,
     params,
     select,
@@ -36,13 +37,14 @@ from polyjoule.targets.tcpa.locations import CLASSES
 #: most array shapes in one breakdown (a share panel each)
 MAX_ARRAYS = 4
 _PARTS = (*CLASSES, "compute")
+_DASHES = ("-o", "--s", ":^", "-.D")
 
 
 def _x_axis(cols: Mapping[str, np.ndarray], mask: np.ndarray, names: Sequence[str],
             x: str | None) -> str:
     """The size on the x axis: ``--x``, else the first parameter that varies."""
     if x is not None:
-        if x not in cols or cols[x].dtype.kind not in "fiub":
+        if x not in cols or numbers(cols[x]) is None:
             raise SpecError(f"--x: no numeric column {x!r} (sizes: {', '.join(names) or 'none'})")
         return x
     if not names:
@@ -173,8 +175,9 @@ def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.n
         legend_title = "dynamic energy"
     else:
         colours = array_colours(list(groups))
-        for a, g in groups.items():
-            ax.plot(at(g), cols["energy_pj"][g], "-o", ms=3, color=colours[a], label=a)
+        for n, (a, g) in enumerate(groups.items()):  # dashes: lines that coincide stay seen
+            ax.plot(at(g), cols["energy_pj"][g], _DASHES[n % len(_DASHES)], ms=3,
+                    lw=2.4 - 0.5 * n, color=colours[a], label=a)
         legend_title = "total per array"
     ax.set_yscale("log")
     energy_log_ticks(ax)

@@ -42,11 +42,24 @@ def text(v: object) -> str:
     return str(v)
 
 
+def numbers(col: np.ndarray) -> np.ndarray | None:
+    """A column as floats if it holds numbers (numpy numbers, or exact Python integers in an
+    object column), else None (text)."""
+    if col.dtype.kind in "fiu":
+        return col.astype(float)
+    if col.dtype.kind == "O" and len(col) and all(
+            isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+            for v in col):
+        return np.asarray([float(v) for v in col])
+    return None
+
+
 def values(col: np.ndarray, mask: np.ndarray | None = None) -> list[str]:
     """The distinct values of a column (numbers in numeric order), as typed."""
     c = col if mask is None else col[mask]
-    if c.dtype.kind in "fiub":
-        return [text(v) for v in np.unique(c[~np.isnan(c.astype(float))])]
+    x = numbers(c)
+    if x is not None:
+        return [text(v) for v in np.unique(x[~np.isnan(x)])]
     return list(dict.fromkeys(str(v) for v in c))
 
 
@@ -60,12 +73,13 @@ def listing(vals: Sequence[str], limit: int = 10) -> str:
 
 def _match(col: np.ndarray, key: str, wanted: list[str]) -> np.ndarray:
     """Points whose ``key`` is any of ``wanted`` (numbers compared as numbers)."""
-    if col.dtype.kind not in "fiub":
+    x = numbers(col)
+    if x is None:
         return np.isin(col.astype(str), wanted)
     hit = np.zeros(len(col), dtype=bool)
     for v in wanted:
         try:
-            hit |= np.isclose(col.astype(float), float(v), rtol=1e-12, atol=0)
+            hit |= np.isclose(x, float(v), rtol=1e-12, atol=0)
         except ValueError:
             raise SpecError(f"--where: {key}={v!r}: {key} is numeric") from None
     return hit
