@@ -44,6 +44,8 @@ def main() -> None:
         rep = validate(r, spec, k=10**6, max_instances=n_max**3)
     c = r.columns
     out = Path(args.out)
+    for folder in (out, Path(args.csv).parent):
+        folder.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "svg"):
         plots.breakdown(c, out / f"scaling_gemm_8x8.{ext}",
                         title="GEMM on an 8x8 array: energy share per location class vs N")

@@ -186,6 +186,10 @@ def test_breakdown_is_grouped_per_array(outputs, figures):
         assert rd[1].get_height() == pytest.approx(want)
         heights = np.sum([p.get_height() for p in ax.patches if abs(p.get_x() + 0.425 - 1) < 1e-9])
         assert heights == pytest.approx(100)  # the classes and compute make up the whole
+    lo, hi = share["latency:8x8"].get_ylim()  # one latency scale holding every array's
+    assert share["latency:4x4"].get_ylim() == (lo, hi)
+    lat = r.columns["latency_cycles"][r.columns["order"] == "i/j/k"]
+    assert lo < lat.min() and lat.max() < hi
     energy = share["energy"]
     assert [ln.get_label() for ln in energy.get_lines()] == ["4x4", "8x8"]
     assert energy.get_ylabel() == "dynamic energy\n(log scale)"

@@ -115,6 +115,9 @@ def breakdown_figure(cols: Mapping[str, np.ndarray], x: str | None = None,
         twins.append(_shares(axes[n], cols, groups[a], at, a, legend=n == 0))
     for twin in twins[1:]:  # one latency scale: arrays compare at a glance
         twin.sharey(twins[0])
+    lat = cols["latency_cycles"][mask].astype(float)
+    if lat.min() > 0:
+        twins[0].set_ylim(lat.min() / 1.5, lat.max() * 1.5)
     for twin in twins:
         plain_log_ticks(twin)
     _energies(axes[-1], cols, groups, pos, x)
@@ -176,7 +179,8 @@ def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.n
     else:
         colours = array_colours(list(groups))
         for n, (a, g) in enumerate(groups.items()):  # dashes: lines that coincide stay seen
-            ax.plot(at(g), cols["energy_pj"][g], _DASHES[n % len(_DASHES)], ms=3,
+            ax.plot(at(g), cols["energy_pj"][g], _DASHES[n % len(_DASHES)],
+                    ms=3 if len(pos) <= 40 else 0,
                     lw=2.4 - 0.5 * n, color=colours[a], label=a)
         legend_title = "total per array"
     ax.set_yscale("log")
