@@ -28,7 +28,7 @@ from polyjoule.reports.plots_style import (
     CLASS_COLOURS,
     array_colours,
     energy_log_ticks,
-    plain_log_ticks,
+    plain_ticks,
     pyplot,
     shape_order,
 )
@@ -119,7 +119,7 @@ def breakdown_figure(cols: Mapping[str, np.ndarray], x: str | None = None,
     if lat.min() > 0:
         twins[0].set_ylim(lat.min() / 1.5, lat.max() * 1.5)
     for twin in twins:
-        plain_log_ticks(twin)
+        plain_ticks(twin)
     _energies(axes[-1], cols, groups, pos, x)
     ticks = _ticks(xs)
     axes[-1].set_xticks(ticks)

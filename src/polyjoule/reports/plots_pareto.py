@@ -23,7 +23,7 @@ from polyjoule.reports.plots_style import (
     array_colours,
     energy_unit,
     marker_map,
-    plain_log_ticks,
+    plain_ticks,
     pyplot,
     shape_order,
 )
@@ -109,7 +109,7 @@ def _panel(ax: Any, cols: Mapping[str, np.ndarray], sel: np.ndarray, marks: np.n
                    zorder=3, label="Pareto front")
     if lat.min() > 0 and lat.max() > 20 * lat.min():
         ax.set_xscale("log")
-        plain_log_ticks(ax, "x")
+    plain_ticks(ax, "x")
     ax.set_xlabel("latency (cycles)")
     ax.set_ylabel(f"{ename} ({unit})")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)

@@ -77,14 +77,17 @@ def _plain(v: float, _pos: object = None) -> str:
     return f"{v:g}"
 
 
-def plain_log_ticks(ax: Any, axis: str = "y") -> None:
-    """Log-scale ticks as plain numbers (``300``, ``25k``), not ``3 x 10^2``; within two
-    decades the 2s and 5s are labelled too (call it once the limits are final)."""
+def plain_ticks(ax: Any, axis: str = "y") -> None:
+    """Ticks as plain numbers (``300``, ``25k``), not ``3 x 10^2`` or ``200000``; on a log
+    scale within two decades the 2s and 5s are labelled too (call it once the limits are
+    final)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     which = ax.yaxis if axis == "y" else ax.xaxis
     lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
     which.set_major_formatter(FuncFormatter(_plain))
+    if which.get_scale() != "log":
+        return
     if 0 < lo and hi / lo < 100 and axis == "y":
         which.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
         which.set_minor_formatter(FuncFormatter(_plain))
