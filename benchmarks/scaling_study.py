@@ -2,10 +2,9 @@
 
     python benchmarks/scaling_study.py [--out benchmarks/out] [--validate-max 64]
 
-Writes the energy-breakdown plot (PNG and SVG; the images in docs/ are docs/plots/regen.py's),
-the sweep as CSV, and prints the Markdown
-table used in docs/dse.md. Points up to ``--validate-max`` are checked against the
-simulator (exact counts and latency).
+Writes the energy-breakdown plot (PNG and SVG) and the sweep as CSV, and prints the Markdown
+table used in docs/dse.md (the images in docs/ are made by docs/plots/regen.py). Points up to
+``--validate-max`` are checked against the simulator (exact counts and latency).
 """
 
 from __future__ import annotations
