@@ -166,6 +166,14 @@ def test_more_sizes_than_panels_is_refused_with_the_where_to_use(cache_dir):
     plt.close(fig)
 
 
+def test_too_many_sizes_suggests_the_size_that_varies(cache_dir):
+    from polyjoule.dse.cache import FormulaCache
+
+    _, r = _sweep(FormulaCache(cache_dir), ["NI=8", "NJ=8", "NK=8:88:8"], [(4, 4)])
+    with pytest.raises(PlotSelectionError, match=r"choose with --where NK=8 --where NK=16 \.\.\.;"):
+        plots.pareto_figure(r.columns)
+
+
 def test_breakdown_is_grouped_per_array(outputs, figures):
     d, r = outputs
     cols, _ = plots.load(d / "s.json")
@@ -222,14 +230,15 @@ def test_one_array_breakdown_shows_every_class(outputs, figures):
         "RD", "FD", "ID", "OD", "IOb", "DR", "compute", "total"]
 
 
-@pytest.mark.parametrize("ext", ["png", "svg"])
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
 def test_files_are_written_atomically(outputs, ext):
     d, _ = outputs
     cols, _ = plots.load(d / "s.json")
     b = plots.breakdown(cols, d / f"b.{ext}", where={"order": "i/j/k"})
     p = plots.pareto(cols, d / f"p.{ext}", where={"array": "8x8"})
+    magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[ext]
     for f in (b, p):
-        assert f.stat().st_size > 1000
+        assert f.stat().st_size > 1000 and f.read_bytes().startswith(magic)
     assert not [x for x in d.iterdir() if x.name.startswith(".")]  # no temp files left
 
 
@@ -238,7 +247,7 @@ def test_bad_plot_inputs(outputs, tmp_path):
     cols, _ = plots.load(d / "s.csv")
     with pytest.raises(SpecError, match="unsupported format"):
         plots.pareto(cols, tmp_path / "x.gif")
-    with pytest.raises(SpecError, match="no column 'colour'"):
+    with pytest.raises(SpecError, match=r"no column 'colour' \(columns: array, pes, .* \(42 columns\)\)$"):
         plots.pareto(cols, tmp_path / "x.png", where={"colour": "red"})
     with pytest.raises(SpecError, match="NI='big': NI is numeric"):
         plots.pareto(cols, tmp_path / "x.png", where={"NI": "big"})

@@ -57,7 +57,8 @@ def pareto_figure(cols: Mapping[str, np.ndarray], where: Where | None = None,
     names = params(cols)
     labels = np.asarray([size_label(cols, i, names) for i in idx], dtype=object)
     sizes = list(dict.fromkeys(labels.tolist()))
-    size_key = names[0] if names else "dataset"
+    # the --where to suggest: the size with the most values here
+    size_key = max(names, key=lambda p: len(values(cols[p], mask)), default="dataset")
     if size_key in cols:
         too_many(len(sizes), "problem sizes", size_key, values(cols[size_key], mask), "pareto",
                  MAX_PANELS)

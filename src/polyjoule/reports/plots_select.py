@@ -63,12 +63,12 @@ def values(col: np.ndarray, mask: np.ndarray | None = None) -> list[str]:
     return list(dict.fromkeys(str(v) for v in c))
 
 
-def listing(vals: Sequence[str], limit: int = 10) -> str:
+def listing(vals: Sequence[str], limit: int = 10, noun: str = "values") -> str:
     """``8, 16, 24, ..., 1024 (128 values)``: short enough for one line."""
     if len(vals) <= limit:
         return ", ".join(vals)
     head, tail = vals[: limit - 3], vals[-2:]
-    return f"{', '.join(head)}, ..., {', '.join(tail)} ({len(vals)} values)"
+    return f"{', '.join(head)}, ..., {', '.join(tail)} ({len(vals)} {noun})"
 
 
 def _match(col: np.ndarray, key: str, wanted: list[str]) -> np.ndarray:
@@ -91,7 +91,8 @@ def select(cols: Mapping[str, np.ndarray], where: Where | None) -> np.ndarray:
     before: list[str] = []
     for key, wanted in _normal(where).items():
         if key not in cols:
-            raise SpecError(f"--where: no column {key!r} (columns: {listing(list(cols), 12)})")
+            known = listing(list(cols), 12, "columns")
+            raise SpecError(f"--where: no column {key!r} (columns: {known})")
         kept = mask & _match(cols[key], key, wanted)
         if not kept.any():
             there = f" among the points with {' and '.join(before)}" if before else ""
