@@ -247,7 +247,7 @@ def test_bad_plot_inputs(outputs, tmp_path):
     cols, _ = plots.load(d / "s.csv")
     with pytest.raises(SpecError, match="unsupported format"):
         plots.pareto(cols, tmp_path / "x.gif")
-    with pytest.raises(SpecError, match=r"no column 'colour' \(columns: array, pes, .* \(42 columns\)\)$"):
+    with pytest.raises(SpecError, match=r"no column 'colour' \(columns: array, pes, .* \(\d+ columns\)\)$"):
         plots.pareto(cols, tmp_path / "x.png", where={"colour": "red"})
     with pytest.raises(SpecError, match="NI='big': NI is numeric"):
         plots.pareto(cols, tmp_path / "x.png", where={"NI": "big"})
