@@ -1,10 +1,10 @@
 """The paper's scaling study: GEMM on an 8x8 array, N = NI = NJ = NK from 8 to 1024.
 
-    /work/venv/bin/python benchmarks/scaling_study.py [--out docs/img] [--validate-max 64]
+    python benchmarks/scaling_study.py [--out benchmarks/out] [--validate-max 64]
 
-Writes the energy-breakdown plot (PNG and SVG), the sweep as CSV, and prints the Markdown
-table used in docs/dse.md. Points up to ``--validate-max`` are checked against the
-simulator (exact counts and latency).
+Writes the energy-breakdown plot (PNG and SVG) and the sweep as CSV, and prints the Markdown
+table used in docs/dse.md (the images in docs/ are made by docs/plots/regen.py). Points up to
+``--validate-max`` are checked against the simulator (exact counts and latency).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from polyjoule.targets.tcpa.locations import CLASSES
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="docs/img")
+    ap.add_argument("--out", default="benchmarks/out")  # docs/img is docs/plots/regen.py's
     ap.add_argument("--csv", default="benchmarks/out/scaling_gemm_8x8.csv")
     ap.add_argument("--validate-max", type=int, default=64)
     args = ap.parse_args()
@@ -43,6 +43,8 @@ def main() -> None:
         rep = validate(r, spec, k=10**6, max_instances=n_max**3)
     c = r.columns
     out = Path(args.out)
+    for folder in (out, Path(args.csv).parent):
+        folder.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "svg"):
         plots.breakdown(c, out / f"scaling_gemm_8x8.{ext}",
                         title="GEMM on an 8x8 array: energy share per location class vs N")

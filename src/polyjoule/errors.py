@@ -263,3 +263,15 @@ class CIncludeError(SpecError):
 class ConditionError(SpecError):
     """A ``when:`` that is no condition: a malformed or empty list of alternatives, too many
     alternatives once expanded, or a union isl cannot split into plain conjunctions."""
+
+
+# --- plots of sweeps (reports/plots*.py) ---------------------------------------------------
+
+
+class PlotSelectionError(SpecError):
+    """A plot the selected points cannot make readably: several mappings where one is drawn,
+    more problem sizes than panels; the message says which ``--where`` narrows it."""
+
+
+class EmptySelectionError(PlotSelectionError):
+    """A ``--where`` filter that matches no design point; the message lists the values there are."""

@@ -28,7 +28,7 @@ from polyjoule.errors import PolyjouleError
 COMMANDS: dict[str, str] = {
     "analyze": "symbolic", "simulate": "simulate", "validate": "simulate",
     "list": "kernels", "show": "kernels", "localize": "kernels",
-    "sweep": "sweep", "plot": "sweep", "report": "report", "map": "mapper", "import": "tosa",
+    "sweep": "sweep", "plot": "plot", "report": "report", "map": "mapper", "import": "tosa",
     "judge": "judge", "tinytpu": "tinytpu",
 }
 

@@ -1,4 +1,4 @@
-"""``polyjoule sweep`` and ``polyjoule plot``: design-space exploration from the command line."""
+"""``polyjoule sweep``: design-space exploration from the command line."""
 
 from __future__ import annotations
 
@@ -273,38 +273,6 @@ def _report(out: Any, result: Any, store: Any, scheduler: str | None, csv_out: P
                 "simulator or the scalar evaluation (details in the --json output)")
 
 
-@handles_errors
-def plot(
-    sweep_file: Path = typer.Argument(..., help="A sweep's --csv or --json output."),
-    kind: str = typer.Option("breakdown", "--kind", help="breakdown or pareto."),
-    output: Path = typer.Option(..., "-o", "--output", callback=output_path, help="Image file (.png, .svg or .pdf)."),
-    x: str | None = typer.Option(None, "--x", help="Breakdown x axis (default: the varying size)."),
-    where: list[str] = typer.Option([], "--where", help="Select points: COLUMN=VALUE (repeatable), "
-                                    "e.g. --where array=8x8."),
-    title: str | None = typer.Option(None, "--title", help="Plot title."),
-) -> None:
-    """Plot a sweep: energy breakdown vs problem size, or the energy-latency Pareto scatter."""
-    from polyjoule.reports import plots
-
-    if kind not in ("breakdown", "pareto"):
-        raise SpecError(f"--kind: {kind!r} is not breakdown or pareto")
-    sel: dict[str, str] = {}
-    for item in where:
-        if "=" not in item:
-            raise SpecError(f"--where: {item!r} is not COLUMN=VALUE")
-        a, b = item.split("=", 1)
-        sel[a.strip()] = b.strip()
-    cols, _ = plots.load(sweep_file)
-    if kind == "breakdown":
-        path = plots.breakdown(cols, output, x=x, where=sel, title=title)
-    else:
-        path = plots.pareto(cols, output, where=sel, title=title)
-    from polyjoule.reports.tables import echo
-
-    echo(f"wrote {path}")
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``sweep`` and ``plot`` to the app."""
+    """Add ``sweep`` to the app (``plot`` is :mod:`polyjoule.cli.plot`)."""
     app.command("sweep")(sweep)
-    app.command("plot")(plot)
