@@ -1,0 +1,294 @@
+"""The docs are true: every command and snippet of README.md and docs/*.md runs (issue 13).
+
+Each doc's code blocks are extracted and run in document order in one temporary directory
+(a later block may read the files an earlier one wrote), with the worktree's polyjoule: a
+``polyjoule`` on PATH that is ``sys.executable -m polyjoule``. What counts as a block:
+
+* a fenced ``sh``/``bash``/``console``/``shell`` block, an unlabeled fenced block whose first
+  line is a command (``polyjoule``, ``pip``, ``python`` or ``$ ``), and an indented block
+  whose first line is ``polyjoule ...``: every command line (``\\`` continuations joined,
+  ``a && b`` run as two commands) runs through ``bash`` and must exit 0, or the status its
+  trailing comment states (``# exit 2``);
+* a fenced ``python`` block: runs as a script and must exit 0.
+
+Every command line (run or not) and every inline ```polyjoule ...``` span of the prose is
+also held against ``--help``: its command (and subcommand) exist and every ``--option`` it
+names is one of that command's options.
+
+Markers (HTML comments, invisible in the rendered doc) on the line before a block:
+
+* ``<!-- doc-test: synopsis -->`` the block is a usage synopsis (placeholders, ``[...]``):
+  checked against ``--help`` only;
+* ``<!-- doc-test: file NAME -->`` the block is the content of file NAME (written, not run);
+* ``<!-- doc-test: sub OLD => NEW -->`` run the block with OLD replaced by NEW (a smaller
+  size for CI; the doc shows the real one).
+
+:data:`NOT_RUN` is the short list of commands not run, each with its reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+#: checkout paths a doc's commands may name (``polyjoule import tests/...``), linked read-only
+CHECKOUT_PATHS = ("tests",)
+SHELL_LANGS = {"sh", "bash", "console", "shell"}
+COMMAND_START = ("polyjoule ", "pip ", "python ", "$ ")
+MARKER = re.compile(r"<!--\s*doc-test:\s*(\w+)\s*(.*?)\s*-->")
+EXIT = re.compile(r"#\s*exit (\d+)\b")
+#: commands not run (prefix of the command as the doc writes it) -> why
+NOT_RUN: dict[str, str] = {
+    "pip install .": "the install itself: CI installs the package before the tests (.ci/run)",
+    "pip install '.[test,dask,tosa,pandas]'": "CI's own install step (.ci/run), same extras",
+    "pip install 'polyjoule[tosa]'": "the tosa extra, installed by CI with the others (.ci/run)",
+    "python -m pytest": "the test suite itself, which holds this test (CI runs it: .ci/run)",
+}
+TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class Block:
+    """One code block of a doc: where it is, what kind, its text, its marker."""
+
+    doc: str
+    line: int
+    kind: str  # "shell", "python", "synopsis", "file"
+    text: str
+    arg: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line of a shell block, as the doc writes it and as the test runs it."""
+
+    line: int
+    shown: str
+    status: int
+
+
+def _is_command(text: str) -> bool:
+    return text.lstrip().startswith(COMMAND_START)
+
+
+def _kind(lang: str, body: list[str], marker: tuple[str, str] | None) -> tuple[str, str] | None:
+    """What a fenced block is (None: output, a schema or data, not checked)."""
+    if marker and marker[0] in ("synopsis", "file", "sub"):
+        kind = {"synopsis": "synopsis", "file": "file"}.get(marker[0], "")
+        if kind:
+            return kind, marker[1]
+    if lang in ("python", "py"):
+        return "python", marker[1] if marker else ""
+    first = next((b for b in body if b.strip()), "")
+    if (lang in SHELL_LANGS or lang == "") and _is_command(first):
+        return "shell", marker[1] if marker else ""
+    return None
+
+
+def blocks(path: Path) -> list[Block]:
+    """The checked code blocks of one markdown file, in order."""
+    lines = path.read_text().splitlines()
+    doc = str(path.relative_to(ROOT))
+    found: list[Block] = []
+    marker: tuple[str, str] | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if m := MARKER.search(line):
+            marker = (m.group(1), m.group(2))
+        elif line.lstrip().startswith("```"):
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("```"))
+            body = lines[i + 1:end]
+            kind = _kind(line.strip()[3:].strip(), body, marker)
+            if kind:
+                found.append(Block(doc, i + 2, kind[0], "\n".join(body), kind[1]))
+            marker, i = None, end
+        elif line.startswith("    polyjoule ") and (i == 0 or not lines[i - 1].strip()):
+            end = next((j for j in range(i, len(lines)) if not lines[j].startswith("    ")),
+                       len(lines))
+            kind = "synopsis" if marker and marker[0] == "synopsis" else "shell"
+            found.append(Block(doc, i + 1, kind, "\n".join(x[4:] for x in lines[i:end])))
+            marker, i = None, end - 1
+        elif line.strip():
+            marker = None if not line.lstrip().startswith("<!--") else marker
+        i += 1
+    return found
+
+
+def commands(block: Block) -> list[Command]:
+    """The command lines of a shell block: continuations (a line ending in ``\\`` or an
+    indented line) joined, ``$ `` prompts dropped, ``&&`` chains split."""
+    logical: list[tuple[int, str]] = []
+    for k, raw in enumerate(block.text.splitlines()):
+        text = raw[2:] if raw.startswith("$ ") else raw
+        if not text.strip():
+            continue
+        if logical and (text[0].isspace() or logical[-1][1].endswith("\\")):
+            n, before = logical[-1]
+            logical[-1] = (n, f"{before.removesuffix(chr(92)).rstrip()} {text.strip()}")
+        elif not text.lstrip().startswith("#"):
+            logical.append((block.line + k, text.rstrip()))
+    out = []
+    for n, whole in logical:
+        status = int(m.group(1)) if (m := EXIT.search(whole)) else 0
+        out += [Command(n, part.strip(), status) for part in whole.split(" && ")]
+    return out
+
+
+def not_run(command: str) -> str | None:
+    """Why a command is not run, or None."""
+    return next((why for pre, why in NOT_RUN.items() if command.startswith(pre)), None)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _workdir(tmp: Path) -> dict[str, str]:
+    """The environment of a doc's run: ``polyjoule`` and ``python`` are this worktree's."""
+    bin_dir = tmp / ".bin"
+    bin_dir.mkdir()
+    for name, argv in (("polyjoule", "-m polyjoule "), ("python", "")):
+        script = bin_dir / name
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {argv}"$@"\n')
+        script.chmod(0o755)
+    for name in CHECKOUT_PATHS:
+        (tmp / name).symlink_to(ROOT / name)
+    src = str(ROOT / "src")
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "PYTHONPATH": src + (os.pathsep + path if path else ""), "COLUMNS": "100"}
+
+
+def _where(block: Block, line: int, shown: str) -> str:
+    return f"{block.doc}:{line}: {shown}"
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+def _failure(where: str, want: int, r: subprocess.CompletedProcess) -> str:
+    tail = lambda s: "\n".join(s.rstrip().splitlines()[-15:])  # noqa: E731
+    return (f"\n{where}\n  exit {r.returncode}, the doc expects {want}\n"
+            f"--- stdout (end)\n{tail(r.stdout)}\n--- stderr (end)\n{tail(r.stderr)}")
+
+
+def _substituted(block: Block, text: str) -> str:
+    if not block.arg:
+        return text
+    old, new = (s.strip() for s in block.arg.split("=>"))
+    assert old in text, f"{block.doc}:{block.line}: marker 'sub {old}' matches nothing"
+    return text.replace(old, new)
+
+
+def run_block(block: Block, cwd: Path, env: dict[str, str]) -> list[str]:
+    """Run one block; the failures, each naming doc, line and command."""
+    if block.kind == "file":
+        (cwd / block.arg).write_text(block.text + "\n")
+        return []
+    if block.kind == "python":
+        script = cwd / f"_snippet_{block.line}.py"
+        script.write_text(_substituted(block, block.text) + "\n")
+        r = _run([sys.executable, script.name], cwd, env)
+        where = _where(block, block.line, "```python block")
+        return [] if r.returncode == 0 else [_failure(where, 0, r)]
+    failures = []
+    for c in commands(block):
+        if block.kind != "shell" or not_run(c.shown):
+            continue
+        r = _run(["bash", "-c", _substituted(block, c.shown)], cwd, env)
+        if r.returncode != c.status:
+            failures.append(_failure(_where(block, c.line, c.shown), c.status, r))
+    return failures
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_runs(doc: Path, tmp_path: Path) -> None:
+    """Every block of the doc, in order, in one directory: each command's exit status as the
+    doc states it (0 unless ``# exit N``), each Python block exit 0."""
+    env = _workdir(tmp_path)
+    failures = [f for b in blocks(doc) for f in run_block(b, tmp_path, env)]
+    assert not failures, "".join(failures)
+
+
+# ----------------------------------------------------------------------- against --help
+
+
+@functools.cache
+def help_text(path: tuple[str, ...]) -> str:
+    """``polyjoule PATH --help`` (the worktree's), or '' if that command does not exist."""
+    env = {**os.environ, "COLUMNS": "200"}
+    r = subprocess.run([sys.executable, "-m", "polyjoule", *path, "--help"], env=env,
+                       capture_output=True, text=True, check=False)
+    return r.stdout if r.returncode == 0 else ""
+
+
+def _command_names(text: str) -> set[str]:
+    section = text.split("Commands:", 1)[1] if "Commands:" in text else ""
+    return {ln.split()[0] for ln in section.splitlines() if ln.startswith("  ") and ln.split()}
+
+
+def usage_problems(shown: str) -> list[str]:
+    """What ``shown`` (``polyjoule CMD [SUB] --opt ...``) names that ``--help`` does not."""
+    words = shown.replace("\\|", "|").split()
+    if not words or words[0] != "polyjoule" or len(words) == 1 or words[1].startswith("-"):
+        return [] if len(words) < 2 or words[1] in help_text(()) else [f"no option {words[1]}"]
+    path: tuple[str, ...] = ()
+    for word in words[1:]:
+        names = _command_names(help_text(path))
+        alternatives = word.split("|")
+        if not names or word.startswith("-"):
+            break
+        missing = [a for a in alternatives if a not in names]
+        if missing:
+            return [f"no command {' '.join([*path, *missing])!s}"]
+        path = (*path, alternatives[0])
+    text = help_text(path)
+    options = re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", shown.split(" ", 1)[1])
+    return [f"{' '.join(path)}: no option {o}" for o in dict.fromkeys(options)
+            if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
+
+
+def _inline_commands(doc: Path) -> list[tuple[int, str]]:
+    """The ```polyjoule ...``` spans of the prose (outside code blocks), with their line."""
+    found, fenced = [], False
+    for n, line in enumerate(doc.read_text().splitlines(), 1):
+        fenced ^= line.lstrip().startswith("```")
+        if not fenced:
+            found += [(n, m) for m in re.findall(r"`(polyjoule [^`]+)`", line)]
+    return found
+
+
+def _shown_commands(doc: Path) -> list[tuple[int, str]]:
+    cmds = [(c.line, c.shown) for b in blocks(doc) if b.kind in ("shell", "synopsis")
+            for c in commands(b) if c.shown.startswith("polyjoule")]
+    return cmds + _inline_commands(doc)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_commands_exist(doc: Path) -> None:
+    """Every command a doc names (in blocks and in the prose) exists with the options it
+    uses: a renamed command or option fails here even where the doc only describes it."""
+    problems = [f"\n{doc.relative_to(ROOT)}:{n}: {shown}\n  {p}"
+                for n, shown in _shown_commands(doc) for p in usage_problems(shown)]
+    assert not problems, "".join(problems)
+
+
+def test_every_doc_is_read_and_the_not_run_list_is_used() -> None:
+    """The extraction finds the blocks it should, and every NOT_RUN entry still names a
+    command of some doc (the list cannot outlive its reason)."""
+    every = [c.shown for d in DOCS for b in blocks(d) if b.kind == "shell" for c in commands(b)]
+    assert sum(1 for c in every if c.startswith("polyjoule ")) >= 20
+    unused = [pre for pre in NOT_RUN if not any(c.startswith(pre) for c in every)]
+    assert not unused, f"NOT_RUN entries that no doc shows any more: {unused}"
+    assert not any(c.split()[0] == "cd" for c in every), "a doc changes directory"
