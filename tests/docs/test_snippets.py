@@ -97,7 +97,7 @@ def _kind(lang: str, body: list[str], marker: tuple[str, str] | None) -> tuple[s
 def blocks(path: Path) -> list[Block]:
     """The checked code blocks of one markdown file, in order."""
     lines = path.read_text().splitlines()
-    doc = str(path.relative_to(ROOT))
+    doc = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
     found: list[Block] = []
     marker: tuple[str, str] | None = None
     i = 0
@@ -292,3 +292,41 @@ def test_every_doc_is_read_and_the_not_run_list_is_used() -> None:
     unused = [pre for pre in NOT_RUN if not any(c.startswith(pre) for c in every)]
     assert not unused, f"NOT_RUN entries that no doc shows any more: {unused}"
     assert not any(c.split()[0] == "cd" for c in every), "a doc changes directory"
+
+
+SAMPLE = """# sample
+
+```bash
+polyjoule --version
+polyjoule show nosuch                  # exit 2
+polyjoule sweep gemm \\
+    -s N=8 && polyjoule list
+```
+
+<!-- doc-test: synopsis -->
+```
+polyjoule map WORKLOAD [--json]
+```
+
+    polyjoule list
+        --wide
+"""
+
+
+def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
+    """Blocks, continuations, ``&&`` and ``# exit N`` as documented; a command whose status
+    differs from the doc's is reported with doc, line and command."""
+    doc = tmp_path / "sample.md"
+    doc.write_text(SAMPLE)
+    found = blocks(doc)
+    assert [(b.line, b.kind) for b in found] == [(4, "shell"), (12, "synopsis"), (15, "shell")]
+    assert [(c.line, c.shown, c.status) for c in commands(found[0])] == [
+        (4, "polyjoule --version", 0), (5, "polyjoule show nosuch                  # exit 2", 2),
+        (6, "polyjoule sweep gemm -s N=8", 0), (6, "polyjoule list", 0)]
+    assert [c.shown for c in commands(found[2])] == ["polyjoule list --wide"]
+    env = _workdir(tmp_path)
+    ok = Block("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
+    assert run_block(ok, tmp_path, env) == []
+    wrong = run_block(Block("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
+    assert len(wrong) == 1 and "sample.md:7: polyjoule show nosuch" in wrong[0]
+    assert "exit 2, the doc expects 0" in wrong[0] and "unknown kernel" in wrong[0]
