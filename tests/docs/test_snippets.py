@@ -9,7 +9,9 @@ Each doc's code blocks are extracted and run in document order in one temporary 
   whose first line is ``polyjoule ...``: every command line (``\\`` continuations joined,
   ``a && b`` run as two commands) runs through ``bash`` and must exit 0, or the status its
   trailing comment states (``# exit 2``);
-* a fenced ``python`` block: runs as a script and must exit 0.
+* a fenced ``python`` block: runs as a script and must exit 0; a top-level expression whose
+  comment is a Python literal (``res.best.label, res.best.cost  # 'N4>K4', (517, 32)``)
+  must equal it.
 
 Every command line (run or not) and every inline ```polyjoule ...``` span of the prose is
 also held against ``--help``: its command (and subcommand) exist and every ``--option`` it
@@ -28,6 +30,7 @@ Markers (HTML comments, invisible in the rendered doc) on the line before a bloc
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import re
@@ -191,6 +194,27 @@ def _substituted(block: Block, text: str) -> str:
     return text.replace(old, new)
 
 
+SHOWN = re.compile(r"^(?P<expr>[^\s#][^#]*?)\s+#\s*(?P<shown>.+?)\s*$")
+
+
+def checked_python(block: Block) -> str:
+    """The block's script, each ``EXPR  # LITERAL`` line made ``assert EXPR == LITERAL``."""
+    out = []
+    for k, line in enumerate(block.text.splitlines()):
+        m = SHOWN.match(line)
+        try:
+            shown = ast.literal_eval(m.group("shown")) if m else None
+            ast.parse(m.group("expr"), mode="eval") if m else None
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            m = None
+        if m:
+            where = f"{block.doc}:{block.line + k}"
+            line = (f"assert ({m['expr']}) == ({m['shown']}), "
+                    f"{where + ': shown ' + repr(shown) + ', got '!r} + repr(({m['expr']}))")
+        out.append(line)
+    return "\n".join(out)
+
+
 def run_block(block: Block, cwd: Path, env: dict[str, str]) -> list[str]:
     """Run one block; the failures, each naming doc, line and command."""
     if block.kind == "file":
@@ -198,7 +222,7 @@ def run_block(block: Block, cwd: Path, env: dict[str, str]) -> list[str]:
         return []
     if block.kind == "python":
         script = cwd / f"_snippet_{block.line}.py"
-        script.write_text(_substituted(block, block.text) + "\n")
+        script.write_text(_substituted(block, checked_python(block)) + "\n")
         r = _run([sys.executable, script.name], cwd, env)
         where = _where(block, block.line, "```python block")
         return [] if r.returncode == 0 else [_failure(where, 0, r)]
@@ -330,3 +354,12 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
     wrong = run_block(Block("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
     assert len(wrong) == 1 and "sample.md:7: polyjoule show nosuch" in wrong[0]
     assert "exit 2, the doc expects 0" in wrong[0] and "unknown kernel" in wrong[0]
+
+
+def test_a_python_block_s_shown_value_is_checked(tmp_path: Path) -> None:
+    """``EXPR  # LITERAL`` is asserted; a comment that is not a literal is a comment."""
+    env = _workdir(tmp_path)
+    good = Block("sample.md", 3, "python", "x = 2\nx + 1, 'a'  # 3, 'a'\nx  # the input")
+    assert run_block(good, tmp_path, env) == []
+    bad = run_block(Block("sample.md", 3, "python", "x = 2\nx + 1  # 4"), tmp_path, env)
+    assert len(bad) == 1 and "sample.md:4: shown 4, got 3" in bad[0]
