@@ -57,10 +57,12 @@ class _DeferredCoercion:
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
         if value is None:
             return () if param.multiple or param.nargs == -1 else None
-        if isinstance(value, str) and param.type_descriptor.annotation in self.TEXT:
+        desc = param.type_descriptor
+        if (isinstance(value, str) and desc.annotation in self.TEXT
+                and desc.parameter_info.parser is None):
             return value
         if self.built is None:
-            self.built = build_runtime_param(param.type_descriptor)
+            self.built = build_runtime_param(desc)
         return self.built.coerce(value, param=param, ctx=ctx)
 
 
