@@ -1,8 +1,10 @@
 """The docs are true: every command and snippet of README.md and docs/*.md runs (issue 13).
 
 Each doc's code blocks are extracted and run in document order in one temporary directory
-(a later block may read the files an earlier one wrote), with the worktree's polyjoule: a
-``polyjoule`` on PATH that is ``sys.executable -m polyjoule``. What counts as a block:
+(a later block may read the files an earlier one wrote) that stands in for the checkout's
+root (``tests/`` and ``src/`` linked, ``docs/`` and ``benchmarks/`` copied), with the
+worktree's polyjoule: a ``polyjoule`` on PATH that is ``sys.executable -m polyjoule``. One
+test per doc, each in its own directory. What counts as a block:
 
 * a fenced ``sh``/``bash``/``console``/``shell`` block, an unlabeled fenced block whose first
   line is a command (``polyjoule``, ``pip``, ``python`` or ``$ ``), and an indented block
@@ -34,6 +36,7 @@ import ast
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,8 +46,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
-#: checkout paths a doc's commands may name (``polyjoule import tests/...``), linked read-only
-CHECKOUT_PATHS = ("tests",)
+#: the checkout's paths a doc's commands may name (``polyjoule import tests/...``): the run
+#: directory links these (read from) and copies those (a command may write into them)
+LINKED, COPIED = ("tests", "src"), ("docs", "benchmarks")
 SHELL_LANGS = {"sh", "bash", "console", "shell"}
 COMMAND_START = ("polyjoule ", "pip ", "python ", "$ ")
 MARKER = re.compile(r"<!--\s*doc-test:\s*(\w+)\s*(.*?)\s*-->")
@@ -163,8 +167,10 @@ def _workdir(tmp: Path) -> dict[str, str]:
         script = bin_dir / name
         script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {argv}"$@"\n')
         script.chmod(0o755)
-    for name in CHECKOUT_PATHS:
+    for name in LINKED:
         (tmp / name).symlink_to(ROOT / name)
+    for name in COPIED:
+        shutil.copytree(ROOT / name, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
     src = str(ROOT / "src")
     path = os.environ.get("PYTHONPATH", "")
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
