@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import os
 import re
 import shutil
@@ -369,3 +370,50 @@ def test_a_python_block_s_shown_value_is_checked(tmp_path: Path) -> None:
     assert run_block(good, tmp_path, env) == []
     bad = run_block(Block("sample.md", 3, "python", "x = 2\nx + 1  # 4"), tmp_path, env)
     assert len(bad) == 1 and "sample.md:4: shown 4, got 3" in bad[0]
+
+
+# ------------------------------------------------------------------ names of the package
+
+
+def resolves(dotted: str) -> bool:
+    """``polyjoule.a.b.Name`` is a module or an attribute of one (imported, not guessed)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError as e:
+            if not f"{'.'.join(parts[:i])}.".startswith(f"{e.name}."):
+                raise  # the module exists and misses one of its own imports
+            continue
+        return all((obj := getattr(obj, a, None)) is not None for a in parts[i:])
+    return False
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_package_names_resolve(doc: Path) -> None:
+    """Every ```polyjoule.module.Name``` a doc writes is importable: a moved module or a
+    renamed function fails here (issue 13: ``polyjoule.dse.compiled`` lived elsewhere)."""
+    text = doc.read_text()
+    names = dict.fromkeys(re.findall(r"`(polyjoule(?:\.[A-Za-z_]\w*)+)", text))
+    missing = [f"\n{doc.relative_to(ROOT)}:{text[:text.index(n)].count(chr(10)) + 1}: {n}"
+               for n in names if not resolves(n)]
+    assert not missing, "names that do not resolve:" + "".join(missing)
+
+
+#: where a doc's path may point: the checkout, and the package (``library/data/...``)
+PATH_ROOTS = (ROOT, ROOT / "src" / "polyjoule")
+PATH_NAMED = re.compile(r"`((?:tests|src|benchmarks|docs|\.ci|library|cli|frontends|model|"
+                        r"mapping|analysis|search|dse|reports|targets)/[\w./-]*)")
+#: written by a run, not kept in the checkout
+GENERATED = ("benchmarks/out/",)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_paths_exist(doc: Path) -> None:
+    """Every checkout or package path a doc names (```tests/library/```,
+    ```library/data/tinytpu_energy.yaml```) exists: a moved file fails here."""
+    missing = [f"\n{doc.relative_to(ROOT)}:{n}: {p}"
+               for n, line in enumerate(doc.read_text().splitlines(), 1)
+               for p in PATH_NAMED.findall(line)
+               if not p.startswith(GENERATED) and not any((r / p).exists() for r in PATH_ROOTS)]
+    assert not missing, "paths that do not exist:" + "".join(missing)
