@@ -27,7 +27,8 @@ Markers (HTML comments, invisible in the rendered doc) on the line before a bloc
 * ``<!-- doc-test: sub OLD => NEW -->`` run the block with OLD replaced by NEW (a smaller
   size for CI; the doc shows the real one).
 
-:data:`NOT_RUN` is the short list of commands not run, each with its reason.
+:data:`NOT_RUN` is the short list of commands not run, each with its reason;
+:data:`INLINE_RUN` the commands the prose names in full, run after the doc's blocks.
 """
 
 from __future__ import annotations
@@ -60,6 +61,16 @@ NOT_RUN: dict[str, str] = {
     "pip install '.[test,dask,tosa,pandas]'": "CI's own install step (.ci/run), same extras",
     "pip install 'polyjoule[tosa]'": "the tosa extra, installed by CI with the others (.ci/run)",
     "python -m pytest": "the test suite itself, which holds this test (CI runs it: .ci/run)",
+}
+#: commands the prose names in full (``polyjoule ...`` spans without placeholders), run after
+#: the doc's blocks; the rest of the prose's spans are synopses, checked against --help
+INLINE_RUN: dict[str, tuple[str, ...]] = {
+    "README.md": ("polyjoule list", "polyjoule judge --list", "polyjoule judge --corpus",
+                  "polyjoule map gesummv --target tcpa --set N=64:256:8 --census"),
+    "docs/kernels.md": (
+        'polyjoule localize --einsum "C[m,n] += A[m,k]*B[k,n]" --extents m=64,n=64,k=64',
+        'polyjoule analyze --einsum "C[m,n] += A[m,k]*B[k,n]" --extents m=64,n=64,k=64 '
+        "--array 4x4"),
 }
 TIMEOUT = 600
 
@@ -249,6 +260,10 @@ def test_doc_runs(doc: Path, tmp_path: Path) -> None:
     doc states it (0 unless ``# exit N``), each Python block exit 0."""
     env = _workdir(tmp_path)
     failures = [f for b in blocks(doc) for f in run_block(b, tmp_path, env)]
+    name = str(doc.relative_to(ROOT))
+    lines = dict((shown, n) for n, shown in _inline_commands(doc))
+    inline = [Block(name, lines.get(c, 0), "shell", c) for c in INLINE_RUN.get(name, ())]
+    failures += [f for b in inline for f in run_block(b, tmp_path, env)]
     assert not failures, "".join(failures)
 
 
@@ -291,13 +306,12 @@ def usage_problems(shown: str) -> list[str]:
 
 
 def _inline_commands(doc: Path) -> list[tuple[int, str]]:
-    """The ```polyjoule ...``` spans of the prose (outside code blocks), with their line."""
-    found, fenced = [], False
-    for n, line in enumerate(doc.read_text().splitlines(), 1):
-        fenced ^= line.lstrip().startswith("```")
-        if not fenced:
-            found += [(n, m) for m in re.findall(r"`(polyjoule [^`]+)`", line)]
-    return found
+    """The ```polyjoule ...``` spans of the prose (outside code blocks, a span may wrap a
+    line), with their line and their words joined by single spaces."""
+    text = doc.read_text()
+    prose = re.sub(r"```.*?```", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
+    return [(prose[:m.start()].count("\n") + 1, " ".join(m.group(1).split()))
+            for m in re.finditer(r"`(polyjoule [^`]+)`", prose)]
 
 
 def _shown_commands(doc: Path) -> list[tuple[int, str]]:
@@ -322,6 +336,9 @@ def test_every_doc_is_read_and_the_not_run_list_is_used() -> None:
     assert sum(1 for c in every if c.startswith("polyjoule ")) >= 20
     unused = [pre for pre in NOT_RUN if not any(c.startswith(pre) for c in every)]
     assert not unused, f"NOT_RUN entries that no doc shows any more: {unused}"
+    gone = [(d, c) for d, cs in INLINE_RUN.items() for c in cs
+            if c not in {shown for _, shown in _inline_commands(ROOT / d)}]
+    assert not gone, f"INLINE_RUN commands that their doc no longer shows: {gone}"
     assert not any(c.split()[0] == "cd" for c in every), "a doc changes directory"
 
 
