@@ -123,6 +123,7 @@ def blocks(path: Path) -> list[Block]:
     while i < len(lines):
         line = lines[i]
         if m := MARKER.search(line):
+            assert m.group(1) in ("synopsis", "file", "sub"), f"{doc}:{i + 1}: unknown marker"
             marker = (m.group(1), m.group(2))
         elif line.lstrip().startswith("```"):
             end = next(j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("```"))
@@ -375,6 +376,8 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
     env = _workdir(tmp_path)
     ok = Block("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
     assert run_block(ok, tmp_path, env) == []
+    smaller = Block("sample.md", 7, "shell", "polyjoule show nosuch", "nosuch => gemm")
+    assert run_block(smaller, tmp_path, env) == []
     wrong = run_block(Block("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
     assert len(wrong) == 1 and "sample.md:7: polyjoule show nosuch" in wrong[0]
     assert "exit 2, the doc expects 0" in wrong[0] and "unknown kernel" in wrong[0]
