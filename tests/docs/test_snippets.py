@@ -76,7 +76,7 @@ TIMEOUT = 600
 
 
 @dataclass(frozen=True)
-class Block:
+class DocBlock:
     """One code block of a doc: where it is, what kind, its text, its marker."""
 
     doc: str
@@ -87,7 +87,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Command:
+class DocCommand:
     """One command line of a shell block, as the doc writes it and as the test runs it."""
 
     line: int
@@ -113,11 +113,11 @@ def _kind(lang: str, body: list[str], marker: tuple[str, str] | None) -> tuple[s
     return None
 
 
-def blocks(path: Path) -> list[Block]:
+def blocks(path: Path) -> list[DocBlock]:
     """The checked code blocks of one markdown file, in order."""
     lines = path.read_text().splitlines()
     doc = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
-    found: list[Block] = []
+    found: list[DocBlock] = []
     marker: tuple[str, str] | None = None
     i = 0
     while i < len(lines):
@@ -130,13 +130,13 @@ def blocks(path: Path) -> list[Block]:
             body = lines[i + 1:end]
             kind = _kind(line.strip()[3:].strip(), body, marker)
             if kind:
-                found.append(Block(doc, i + 2, kind[0], "\n".join(body), kind[1]))
+                found.append(DocBlock(doc, i + 2, kind[0], "\n".join(body), kind[1]))
             marker, i = None, end
         elif line.startswith("    polyjoule ") and (i == 0 or not lines[i - 1].strip()):
             end = next((j for j in range(i, len(lines)) if not lines[j].startswith("    ")),
                        len(lines))
             kind = "synopsis" if marker and marker[0] == "synopsis" else "shell"
-            found.append(Block(doc, i + 1, kind, "\n".join(x[4:] for x in lines[i:end])))
+            found.append(DocBlock(doc, i + 1, kind, "\n".join(x[4:] for x in lines[i:end])))
             marker, i = None, end - 1
         elif line.strip():
             marker = None if not line.lstrip().startswith("<!--") else marker
@@ -144,7 +144,7 @@ def blocks(path: Path) -> list[Block]:
     return found
 
 
-def commands(block: Block) -> list[Command]:
+def commands(block: DocBlock) -> list[DocCommand]:
     """The command lines of a shell block: continuations (a line ending in ``\\`` or an
     indented line) joined, ``$ `` prompts dropped, ``&&`` chains split."""
     logical: list[tuple[int, str]] = []
@@ -160,7 +160,7 @@ def commands(block: Block) -> list[Command]:
     out = []
     for n, whole in logical:
         status = int(m.group(1)) if (m := EXIT.search(whole)) else 0
-        out += [Command(n, part.strip(), status) for part in whole.split(" && ")]
+        out += [DocCommand(n, part.strip(), status) for part in whole.split(" && ")]
     return out
 
 
@@ -190,7 +190,7 @@ def _workdir(tmp: Path) -> dict[str, str]:
             "PYTHONPATH": src + (os.pathsep + path if path else ""), "COLUMNS": "100"}
 
 
-def _where(block: Block, line: int, shown: str) -> str:
+def _where(block: DocBlock, line: int, shown: str) -> str:
     return f"{block.doc}:{line}: {shown}"
 
 
@@ -205,7 +205,7 @@ def _failure(where: str, want: int, r: subprocess.CompletedProcess) -> str:
             f"--- stdout (end)\n{tail(r.stdout)}\n--- stderr (end)\n{tail(r.stderr)}")
 
 
-def _substituted(block: Block, text: str) -> str:
+def _substituted(block: DocBlock, text: str) -> str:
     if not block.arg:
         return text
     old, new = (s.strip() for s in block.arg.split("=>"))
@@ -216,7 +216,7 @@ def _substituted(block: Block, text: str) -> str:
 SHOWN = re.compile(r"^(?P<expr>[^\s#][^#]*?)\s+#\s*(?P<shown>.+?)\s*$")
 
 
-def checked_python(block: Block) -> str:
+def checked_python(block: DocBlock) -> str:
     """The block's script, each ``EXPR  # LITERAL`` line made ``assert EXPR == LITERAL``."""
     out = []
     for k, line in enumerate(block.text.splitlines()):
@@ -234,7 +234,7 @@ def checked_python(block: Block) -> str:
     return "\n".join(out)
 
 
-def run_block(block: Block, cwd: Path, env: dict[str, str]) -> list[str]:
+def run_block(block: DocBlock, cwd: Path, env: dict[str, str]) -> list[str]:
     """Run one block; the failures, each naming doc, line and command."""
     if block.kind == "file":
         (cwd / block.arg).write_text(block.text + "\n")
@@ -263,7 +263,7 @@ def test_doc_runs(doc: Path, tmp_path: Path) -> None:
     failures = [f for b in blocks(doc) for f in run_block(b, tmp_path, env)]
     name = str(doc.relative_to(ROOT))
     lines = dict((shown, n) for n, shown in _inline_commands(doc))
-    inline = [Block(name, lines.get(c, 0), "shell", c) for c in INLINE_RUN.get(name, ())]
+    inline = [DocBlock(name, lines.get(c, 0), "shell", c) for c in INLINE_RUN.get(name, ())]
     failures += [f for b in inline for f in run_block(b, tmp_path, env)]
     assert not failures, "".join(failures)
 
@@ -374,11 +374,11 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
         (6, "polyjoule sweep gemm -s N=8", 0), (6, "polyjoule list", 0)]
     assert [c.shown for c in commands(found[2])] == ["polyjoule list --wide"]
     env = _workdir(tmp_path)
-    ok = Block("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
+    ok = DocBlock("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
     assert run_block(ok, tmp_path, env) == []
-    smaller = Block("sample.md", 7, "shell", "polyjoule show nosuch", "nosuch => gemm")
+    smaller = DocBlock("sample.md", 7, "shell", "polyjoule show nosuch", "nosuch => gemm")
     assert run_block(smaller, tmp_path, env) == []
-    wrong = run_block(Block("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
+    wrong = run_block(DocBlock("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
     assert len(wrong) == 1 and "sample.md:7: polyjoule show nosuch" in wrong[0]
     assert "exit 2, the doc expects 0" in wrong[0] and "unknown kernel" in wrong[0]
 
@@ -386,9 +386,9 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
 def test_a_python_block_s_shown_value_is_checked(tmp_path: Path) -> None:
     """``EXPR  # LITERAL`` is asserted; a comment that is not a literal is a comment."""
     env = _workdir(tmp_path)
-    good = Block("sample.md", 3, "python", "x = 2\nx + 1, 'a'  # 3, 'a'\nx  # the input")
+    good = DocBlock("sample.md", 3, "python", "x = 2\nx + 1, 'a'  # 3, 'a'\nx  # the input")
     assert run_block(good, tmp_path, env) == []
-    bad = run_block(Block("sample.md", 3, "python", "x = 2\nx + 1  # 4"), tmp_path, env)
+    bad = run_block(DocBlock("sample.md", 3, "python", "x = 2\nx + 1  # 4"), tmp_path, env)
     assert len(bad) == 1 and "sample.md:4: shown 4, got 3" in bad[0]
 
 
