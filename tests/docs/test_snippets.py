@@ -9,8 +9,9 @@ test per doc, each in its own directory. What counts as a block:
 * a fenced ``sh``/``bash``/``console``/``shell`` block, an unlabeled fenced block whose first
   line is a command (``polyjoule``, ``pip``, ``python`` or ``$ ``), and an indented block
   whose first line is ``polyjoule ...``: every command line (``\\`` continuations joined,
-  ``a && b`` run as two commands) runs through ``bash`` and must exit 0, or the status its
-  trailing comment states (``# exit 2``);
+  ``a && b`` run as two commands; in a block with ``$ `` prompts only the prompted lines,
+  the rest is output) runs through ``bash`` and must exit 0, or the status its trailing
+  comment states (``# exit 2``);
 * a fenced ``python`` block: runs as a script and must exit 0; a top-level expression whose
   comment is a Python literal (``res.best.label, res.best.cost  # 'N4>K4', (517, 32)``)
   must equal it.
@@ -100,16 +101,15 @@ def _is_command(text: str) -> bool:
 
 
 def _kind(lang: str, body: list[str], marker: tuple[str, str] | None) -> tuple[str, str] | None:
-    """What a fenced block is (None: output, a schema or data, not checked)."""
-    if marker and marker[0] in ("synopsis", "file", "sub"):
-        kind = {"synopsis": "synopsis", "file": "file"}.get(marker[0], "")
-        if kind:
-            return kind, marker[1]
+    """What a fenced block is, and its marker's argument (None: output, a schema or data)."""
+    word, arg = marker or ("", "")
+    if word in ("synopsis", "file"):
+        return word, arg
     if lang in ("python", "py"):
-        return "python", marker[1] if marker else ""
+        return "python", arg
     first = next((b for b in body if b.strip()), "")
-    if (lang in SHELL_LANGS or lang == "") and _is_command(first):
-        return "shell", marker[1] if marker else ""
+    if (lang in SHELL_LANGS or not lang) and _is_command(first):
+        return "shell", arg
     return None
 
 
@@ -146,13 +146,17 @@ def blocks(path: Path) -> list[DocBlock]:
 
 def commands(block: DocBlock) -> list[DocCommand]:
     """The command lines of a shell block: continuations (a line ending in ``\\`` or an
-    indented line) joined, ``$ `` prompts dropped, ``&&`` chains split."""
+    indented line) joined, ``&&`` chains split. In a block with ``$ `` prompts only the
+    prompted lines are commands (the rest is their output)."""
+    lines = block.text.splitlines()
+    prompted = any(raw.startswith("$ ") for raw in lines)
     logical: list[tuple[int, str]] = []
-    for k, raw in enumerate(block.text.splitlines()):
+    for k, raw in enumerate(lines):
         text = raw[2:] if raw.startswith("$ ") else raw
-        if not text.strip():
+        going_on = bool(logical) and logical[-1][1].endswith("\\")
+        if not text.strip() or (prompted and not raw.startswith("$ ") and not going_on):
             continue
-        if logical and (text[0].isspace() or logical[-1][1].endswith("\\")):
+        if going_on or (logical and not prompted and text[0].isspace()):
             n, before = logical[-1]
             logical[-1] = (n, f"{before.removesuffix(chr(92)).rstrip()} {text.strip()}")
         elif not text.lstrip().startswith("#"):
@@ -359,6 +363,14 @@ polyjoule map WORKLOAD [--json]
 
     polyjoule list
         --wide
+
+```console
+$ polyjoule --version
+polyjoule 1.0
+$ polyjoule sweep gemm \\
+    -s N=8
+  output, indented
+```
 """
 
 
@@ -368,11 +380,14 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
     doc = tmp_path / "sample.md"
     doc.write_text(SAMPLE)
     found = blocks(doc)
-    assert [(b.line, b.kind) for b in found] == [(4, "shell"), (12, "synopsis"), (15, "shell")]
+    assert [(b.line, b.kind) for b in found] == [(4, "shell"), (12, "synopsis"), (15, "shell"),
+                                                 (19, "shell")]
     assert [(c.line, c.shown, c.status) for c in commands(found[0])] == [
         (4, "polyjoule --version", 0), (5, "polyjoule show nosuch                  # exit 2", 2),
         (6, "polyjoule sweep gemm -s N=8", 0), (6, "polyjoule list", 0)]
     assert [c.shown for c in commands(found[2])] == ["polyjoule list --wide"]
+    assert [(c.line, c.shown) for c in commands(found[3])] == [
+        (19, "polyjoule --version"), (21, "polyjoule sweep gemm -s N=8")]
     env = _workdir(tmp_path)
     ok = DocBlock("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
     assert run_block(ok, tmp_path, env) == []
