@@ -18,7 +18,8 @@ test per doc, each in its own directory. What counts as a block:
 
 Every command line (run or not) and every inline ```polyjoule ...``` span of the prose is
 also held against ``--help``: its command (and subcommand) exist and every ``--option`` it
-names is one of that command's options.
+names is one of that command's options. Every ```polyjoule.module.Name``` a doc writes
+imports, and every checkout or package path it names (```tests/library/```) exists.
 
 Markers (HTML comments, invisible in the rendered doc) on the line before a block:
 
