@@ -95,6 +95,7 @@ class DocCommand:
     line: int
     shown: str
     status: int
+    output: tuple[str, ...] = ()
 
 
 def _is_command(text: str) -> bool:
@@ -145,27 +146,38 @@ def blocks(path: Path) -> list[DocBlock]:
     return found
 
 
-def commands(block: DocBlock) -> list[DocCommand]:
-    """The command lines of a shell block: continuations (a line ending in ``\\`` or an
-    indented line) joined, ``&&`` chains split. In a block with ``$ `` prompts only the
-    prompted lines are commands (the rest is their output)."""
+def _logical_lines(block: DocBlock) -> list[list]:
+    """``[line, command, output lines]`` per command: continuations (a line ending in ``\\``
+    or an indented line) joined; in a block with ``$ `` prompts only the prompted lines are
+    commands and the lines after each are its output."""
     lines = block.text.splitlines()
     prompted = any(raw.startswith("$ ") for raw in lines)
-    logical: list[tuple[int, str]] = []
+    logical: list[list] = []
     for k, raw in enumerate(lines):
         text = raw[2:] if raw.startswith("$ ") else raw
         going_on = bool(logical) and logical[-1][1].endswith("\\")
-        if not text.strip() or (prompted and not raw.startswith("$ ") and not going_on):
+        if not text.strip():
             continue
         if going_on or (logical and not prompted and text[0].isspace()):
-            n, before = logical[-1]
-            logical[-1] = (n, f"{before.removesuffix(chr(92)).rstrip()} {text.strip()}")
+            logical[-1][1] = f"{logical[-1][1].removesuffix(chr(92)).rstrip()} {text.strip()}"
+        elif prompted and not raw.startswith("$ "):
+            if logical:
+                logical[-1][2].append(text)
         elif not text.lstrip().startswith("#"):
-            logical.append((block.line + k, text.rstrip()))
+            logical.append([block.line + k, text.rstrip(), []])
+    return logical
+
+
+def commands(block: DocBlock) -> list[DocCommand]:
+    """The command lines of a shell block (``&&`` chains split), each with its status: 0, or
+    the ``# exit N`` of its comment; and the output the doc shows for it (``...`` elides)."""
     out = []
-    for n, whole in logical:
+    for n, whole, shown in _logical_lines(block):
         status = int(m.group(1)) if (m := EXIT.search(whole)) else 0
-        out += [DocCommand(n, part.strip(), status) for part in whole.split(" && ")]
+        parts = whole.split(" && ")
+        out += [DocCommand(n, part.strip(), status) for part in parts[:-1]]
+        output = tuple(" ".join(x.split()) for x in shown if x.strip() not in ("", "..."))
+        out.append(DocCommand(n, parts[-1].strip(), status, output))
     return out
 
 
@@ -204,9 +216,11 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
                           timeout=TIMEOUT, check=False)
 
 
-def _failure(where: str, want: int, r: subprocess.CompletedProcess) -> str:
+def _failure(where: str, want: int, r: subprocess.CompletedProcess,
+             missing: list[str] | None = None) -> str:
     tail = lambda s: "\n".join(s.rstrip().splitlines()[-15:])  # noqa: E731
-    return (f"\n{where}\n  exit {r.returncode}, the doc expects {want}\n"
+    absent = "".join(f"\n  output the doc shows, not printed: {x}" for x in missing or ())
+    return (f"\n{where}\n  exit {r.returncode}, the doc expects {want}{absent}\n"
             f"--- stdout (end)\n{tail(r.stdout)}\n--- stderr (end)\n{tail(r.stderr)}")
 
 
@@ -254,9 +268,11 @@ def run_block(block: DocBlock, cwd: Path, env: dict[str, str]) -> list[str]:
     for c in commands(block):
         if block.kind != "shell" or not_run(c.shown):
             continue
-        r = _run(["bash", "-c", _substituted(block, c.shown)], cwd, env)
-        if r.returncode != c.status:
-            failures.append(_failure(_where(block, c.line, c.shown), c.status, r))
+        r = _run(["bash", "-o", "pipefail", "-c", _substituted(block, c.shown)], cwd, env)
+        printed = " ".join(r.stdout.split())
+        missing = [x for x in c.output if x not in printed]
+        if r.returncode != c.status or missing:
+            failures.append(_failure(_where(block, c.line, c.shown), c.status, r, missing))
     return failures
 
 
@@ -387,8 +403,9 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
         (4, "polyjoule --version", 0), (5, "polyjoule show nosuch                  # exit 2", 2),
         (6, "polyjoule sweep gemm -s N=8", 0), (6, "polyjoule list", 0)]
     assert [c.shown for c in commands(found[2])] == ["polyjoule list --wide"]
-    assert [(c.line, c.shown) for c in commands(found[3])] == [
-        (19, "polyjoule --version"), (21, "polyjoule sweep gemm -s N=8")]
+    assert [(c.line, c.shown, c.output) for c in commands(found[3])] == [
+        (19, "polyjoule --version", ("polyjoule 1.0",)),
+        (21, "polyjoule sweep gemm -s N=8", ("output, indented",))]
     env = _workdir(tmp_path)
     ok = DocBlock("sample.md", 4, "shell", "polyjoule --version\npolyjoule show nosuch  # exit 2")
     assert run_block(ok, tmp_path, env) == []
@@ -397,6 +414,10 @@ def test_the_extraction_and_the_exit_marker(tmp_path: Path) -> None:
     wrong = run_block(DocBlock("sample.md", 7, "shell", "polyjoule show nosuch"), tmp_path, env)
     assert len(wrong) == 1 and "sample.md:7: polyjoule show nosuch" in wrong[0]
     assert "exit 2, the doc expects 0" in wrong[0] and "unknown kernel" in wrong[0]
+    shows = "$ polyjoule show gemm\n...\nparameters:  NI, NJ, NK\n"
+    assert run_block(DocBlock("sample.md", 8, "shell", shows), tmp_path, env) == []
+    drift = run_block(DocBlock("sample.md", 8, "shell", shows.replace("NK", "NL")), tmp_path, env)
+    assert len(drift) == 1 and "not printed: parameters: NI, NJ, NL" in drift[0]
 
 
 def test_a_python_block_s_shown_value_is_checked(tmp_path: Path) -> None:
