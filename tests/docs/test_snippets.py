@@ -19,7 +19,9 @@ test per doc, each in its own directory. What counts as a block:
 Every command line (run or not) and every inline ```polyjoule ...``` span of the prose is
 also held against ``--help``: its command (and subcommand) exist and every ``--option`` it
 names is one of that command's options. Every ```polyjoule.module.Name``` a doc writes
-imports, and every checkout or package path it names (```tests/library/```) exists.
+imports, and every checkout or package path it names (```tests/library/```) exists. The
+``analyze --json`` schema a doc shows names only keys ``analyze`` prints, and every key it
+prints at the top level.
 
 Markers (HTML comments, invisible in the rendered doc) on the line before a block:
 
@@ -38,6 +40,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import json
 import os
 import re
 import shutil
@@ -474,3 +477,47 @@ def test_doc_paths_exist(doc: Path) -> None:
                for p in PATH_NAMED.findall(line)
                if not p.startswith(GENERATED) and not any((r / p).exists() for r in PATH_ROOTS)]
     assert not missing, "paths that do not exist:" + "".join(missing)
+
+
+# ------------------------------------------------------------------ the analyze --json schema
+
+
+@functools.cache
+def analyze_json_keys() -> tuple[set[str], set[str]]:
+    """Every key (top level, and all) of ``analyze --json --latex`` on the README's example."""
+    r = subprocess.run([sys.executable, "-m", "polyjoule", "analyze", "gesummv", "--array", "8x8",
+                        "--set", "N0=1024,N1=1024", "--json", "--latex"],
+                       capture_output=True, text=True, check=True, timeout=TIMEOUT)
+    data, found, todo = json.loads(r.stdout), set(), []
+    todo.append(data)
+    while todo:
+        x = todo.pop()
+        found |= set(x) if isinstance(x, dict) else set()
+        todo += list(x.values()) if isinstance(x, dict) else x if isinstance(x, list) else []
+    return set(data), found
+
+
+def documented_keys(block: str) -> tuple[set[str], set[str]]:
+    """The quoted names a schema block gives as keys: at the top level, and all."""
+    code = "\n".join(line.split("#")[0] for line in block.splitlines())
+    code = re.sub(r'(:|\|)\s*"[^"]*"', r"\1", code)  # "modes": {p: "symbolic" | "fixed"}
+    depth, top = 0, set()
+    for m in re.finditer(r'[{}\[\]]|"(\w+)"\s*:', code):
+        depth += {"{": 1, "[": 1, "}": -1, "]": -1}.get(m.group(0), 0)
+        top |= {m.group(1)} if m.group(1) and depth == 1 else set()
+    return top, set(re.findall(r'"(\w+)"', code))
+
+
+SCHEMAS = [(d, m.group(1)) for d in DOCS
+           for m in re.finditer(r"```\n(\{\n.*?)```", d.read_text(), flags=re.S)
+           if '"counts"' in m.group(1) and '"energy_pj"' in m.group(1)]
+
+
+@pytest.mark.parametrize(("doc", "block"), SCHEMAS, ids=[d.name for d, _ in SCHEMAS])
+def test_the_json_schema_a_doc_shows_is_what_analyze_prints(doc: Path, block: str) -> None:
+    """Every key the doc's ``analyze --json`` schema names is printed, and every top-level key
+    printed is in the doc."""
+    top, every = documented_keys(block)
+    printed_top, printed = analyze_json_keys()
+    assert not every - printed, f"{doc.name}: keys the doc shows, not printed: {every - printed}"
+    assert not printed_top - top, f"{doc.name}: printed, not in the doc: {printed_top - top}"
