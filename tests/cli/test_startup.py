@@ -77,10 +77,22 @@ def test_list_and_show_read_kernels_without_sympy_or_isl(argv: tuple[str, ...]) 
     assert found["cli"] == ["polyjoule.cli._common", "polyjoule.cli.kernels"]
 
 
-@pytest.mark.parametrize("argv", [("list",), ("list", "--json")])
-def test_list_builds_no_pydantic_coercion(argv: tuple[str, ...]) -> None:
-    """Its only parameters are flags: typer passes a bool through without pydantic."""
+@pytest.mark.parametrize("argv", [("list",), ("list", "--json"), ("show", "gemm"),
+                                  ("show", "2mm", "--yaml")])
+def test_list_and_show_build_no_pydantic_coercion(argv: tuple[str, ...]) -> None:
+    """Flags, unset options and text arguments pass without typer's pydantic coercion
+    (``_DeferredCoercion`` in cli/__init__.py)."""
     assert "pydantic" not in _probe(*argv)["top"]
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["map", "gemm", "8x8x8", "--top", "three"], "Input should be a valid integer"),
+    (["map", "gemm", "8x8x8", "--objective", "speed"], "'speed' is not one of"),
+])
+def test_a_value_that_needs_coercion_still_gets_typer_s(argv: list[str], says: str) -> None:
+    """Deferring the coercion changes when it is built, not what it accepts."""
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 2 and says in r.output, r.output
 
 
 def test_the_command_table_names_each_module_s_commands() -> None:

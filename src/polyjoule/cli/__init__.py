@@ -9,6 +9,10 @@ Start-up is part of the interface (``--version`` and ``--help`` within 0.3 s, ``
   :mod:`polyjoule.errors` and :mod:`polyjoule.cli._common`; numpy, sympy, islpy, rich,
   pydantic and the analysis are imported inside the command's body.
   tests/cli/test_startup.py holds both rules.
+
+And typer's coercion of a parameter (a pydantic TypeAdapter, ~0.1 s of imports) is built
+only for a value that needs it (:class:`_DeferredCoercion`): an unset option and a text
+argument are passed as typer would pass them.
 """
 
 from __future__ import annotations
@@ -38,6 +42,40 @@ def _commands_of(module: str) -> dict[str, Any]:
     sub = typer.Typer(rich_markup_mode=None)
     importlib.import_module(f"polyjoule.cli.{module}").register(sub)
     return dict(typer.main.get_group(sub).commands)
+
+
+class _DeferredCoercion:
+    """typer's coercion of one parameter, built on the first value that needs it: an unset
+    option is None (or () when repeatable) and text for a ``str`` parameter is itself, as
+    typer's own coercion gives them, without importing pydantic."""
+
+    TEXT = (str, str | None)
+
+    def __init__(self) -> None:
+        self.built: Any = None
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:
+            return () if param.multiple or param.nargs == -1 else None
+        desc = param.type_descriptor
+        if (isinstance(value, str) and desc.annotation in self.TEXT
+                and desc.parameter_info.parser is None):
+            return value
+        if self.built is None:
+            self.built = build_runtime_param(desc)
+        return self.built.coerce(value, param=param, ctx=ctx)
+
+
+def _deferred_runtime_param(self: Any) -> Any:
+    if self._runtime_param is None:
+        self._runtime_param = _DeferredCoercion()
+    return self._runtime_param
+
+
+if hasattr(typer.core, "_TyperParameter"):  # typer >= 0.25: coercion through pydantic
+    from typer._coercion import build_runtime_param
+
+    typer.core._TyperParameter.get_runtime_param = _deferred_runtime_param
 
 
 class _LazyCommands(TyperGroup):
