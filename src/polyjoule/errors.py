@@ -255,3 +255,12 @@ class DuplicateKeyError(SpecError):
 
 class CIncludeError(SpecError):
     """A ``#include`` of a C source that no include folder (``-I``) holds."""
+
+
+# --- robustness: exact outputs, JSON, temporary files (issue 14, reports/ and dse/sweep) ----
+
+
+class NonFiniteValueError(PolyjouleError):
+    """A NaN or infinite number about to be written as JSON (not valid JSON): the message
+    names the field. Only input values (an energy so large that a product overflows) lead
+    there, so it is bad input (exit 2)."""

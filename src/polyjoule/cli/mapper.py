@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from polyjoule.errors import (
     UnknownNameError,
     ValidationMismatch,
 )
+from polyjoule.jsontext import dumps
 from polyjoule.search.mapspace import MAX_SLOTS
 
 MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
@@ -277,7 +277,7 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
         if relief is not None:
             doc["relieve"] = {"cause": relieve, "alone": len(relief.alone),
                               "returned": len(relief.returned), "rebound": dict(relief.rebound)}
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(dumps(doc, indent=2))
     else:
         _print_search(_console(wide), tgt, res, cands, indep, relief)
     if not res.candidates:
@@ -313,7 +313,7 @@ def _gate_cmd(target_name: str | None, as_json: bool, wide: bool = False) -> Non
     tgt = targets.get(target_name or targets.default_name())
     result = gate.run_set(targets.problem_set(tgt), tgt)
     if as_json:
-        typer.echo(json.dumps({"machine": targets.machine_header(tgt), "ok": result.ok,
+        typer.echo(dumps({"machine": targets.machine_header(tgt), "ok": result.ok,
                                "passed": result.passed, "rows": [
             {"problem": r.problem.title, "nests": r.result.considered,
              "encodable": len(r.result.candidates), "verified": r.verified,
@@ -355,7 +355,7 @@ def _list_cmd(as_json: bool, wide: bool = False) -> None:
 
     wls = [registry.get(n) for n in registry.names()]
     if as_json:
-        typer.echo(json.dumps({"workloads": [
+        typer.echo(dumps({"workloads": [
             {"name": w.name, "ranks": list(w.ranks), "reduce": list(w.reduce),
              "contractions": [list(c) for c in w.contractions], "epilogue": list(w.epilogue)}
             for w in wls], "targets": targets.names()}, indent=2))
@@ -497,7 +497,7 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
     if verify and res.best is not None:
         res.best["verified"] = tgt.verify_row(kernel, res.best)
     if as_json:
-        typer.echo(json.dumps(_kernel_doc(tgt, res, census), indent=2))
+        typer.echo(dumps(_kernel_doc(tgt, res, census), indent=2))
     else:
         _print_kernel_search(tgt, res, census, wide)
     if not res.candidates:
