@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
+from polyjoule.cli._progress import progress_bar, progress_option
 from polyjoule.errors import (
     DuplicateKeyError,
     InfeasibleMapping,
@@ -246,16 +247,17 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
     if top < 0:
         raise SpecError(f"--top: {top} < 0")
     problem = Problem(wl, parse_shape(shape, wl.ranks, wl.name))
-    res = search(problem, tgt, slots)
-    relief = None
-    if relieve is not None:
-        allowed = targets.relievable(tgt)
-        if relieve not in allowed:
-            raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {tgt.name} "
-                                   f"can relieve ({', '.join(allowed) or 'none'})")
-        relief = census_mod.relieve(problem, tgt, relieve, slots, base=res)
-        res = relief.relieved
-    indep = census_mod.independent(problem, tgt, slots) if census else None
+    with progress_bar():  # on stderr, once the search takes a second
+        res = search(problem, tgt, slots)
+        relief = None
+        if relieve is not None:
+            allowed = targets.relievable(tgt)
+            if relieve not in allowed:
+                raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {tgt.name} "
+                                       f"can relieve ({', '.join(allowed) or 'none'})")
+            relief = census_mod.relieve(problem, tgt, relieve, slots, base=res)
+            res = relief.relieved
+        indep = census_mod.independent(problem, tgt, slots) if census else None
     cands = _candidates(tgt, res, top, verify)
     if as_json:
         doc: dict[str, Any] = {
@@ -404,6 +406,8 @@ def map_cmd(
     bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Kernel targets: "
                                          "stretch the latency to the DRAM bandwidth instead "
                                          "of refusing with dram-bandwidth."),
+    progress: bool = typer.Option(False, "--progress", callback=progress_option, help="Show the "
+                                  "search's progress bar (stderr) even when stderr is no terminal."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
@@ -493,7 +497,8 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
     if relieve is not None and relieve not in tgt.relievable:
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
                                f"relieve ({', '.join(tgt.relievable)})")
-    res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+    with progress_bar():
+        res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
     if verify and res.best is not None:
         res.best["verified"] = tgt.verify_row(kernel, res.best)
     if as_json:
