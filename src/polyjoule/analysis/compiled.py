@@ -350,6 +350,7 @@ class CompiledLatency:
     schedule: Any
     fn: Any = None
     source: str = ""
+    _limit: int | None = None  # safe_top of the schedule's own formulas (``fn`` is None)
 
     def __call__(self, values: Mapping[str, Any], legal: np.ndarray | None = None) -> np.ndarray:
         """Latency per point, ``-1`` where :func:`~polyjoule.mapping.legality.phase_verdict`
@@ -384,8 +385,9 @@ class CompiledLatency:
         an intermediate could leave int64 there."""
         s = self.schedule
         p = [np.maximum(x, 1) for x in s.tiling.sizes_many(s.pra, arrays)]
-        top = top_of([*arrays.values(), *p])
-        if top <= safe_top([c.latency_formula for c in s.pool]):
+        if self._limit is None:  # once: a walk over the (large) formulas
+            self._limit = safe_top([c.latency_formula for c in s.pool])
+        if top_of([*arrays.values(), *p]) <= self._limit:
             return np.asarray(s.latency_many(arrays), dtype=np.int64)
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         full = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}

@@ -106,9 +106,15 @@ def compile_exprs(exprs: Sequence[sympy.Expr], names: Sequence[str],
         "[" + ", ".join(int_source(e) for e in exprs) + "]"
     src = f"def _f({', '.join(names)}):\n    return {body}\n"
     if vector:
-        env = {**VECTOR_ENV, **{k: np.vectorize(f, otypes=[object]) for k, f in calls.items()}}
+        env = {**VECTOR_ENV, **{k: _exact_call(f) for k, f in calls.items()}}
         return Int64Guard(compile_source(src, "_f", env, "latency"), tuple(exprs))
     return compile_source(src, "_f", {**SCALAR_ENV, **calls}, "latency")
+
+
+def _exact_call(f: Callable[..., Any]) -> Any:
+    """``f`` element by element on Python integers, returning Python integers (an object
+    array: whatever uses its value is then computed exactly, whatever the magnitude)."""
+    return np.vectorize(lambda *a: int(f(*(int(x) for x in a))), otypes=[object])
 
 
 #: Every intermediate of a fast (int64) evaluation stays below this magnitude.
@@ -118,7 +124,8 @@ SAFE = 2**62
 def bound(e: Any, top: float, memo: dict[Any, float] | None = None) -> float:
     """An upper bound on |e| and on every intermediate :func:`int_source`'s text computes
     for it, when every symbol is at most ``top`` in magnitude (``top >= 1``). float, so it
-    never overflows itself (``inf`` for a call to an unknown function)."""
+    never overflows itself. A call ``M_x(...)`` (a per-point schedule term) is bounded by its
+    arguments only: it returns a Python integer, so what uses it is computed exactly."""
     memo = {} if memo is None else memo
     hit = memo.get(e)
     if hit is None:
@@ -131,8 +138,6 @@ def _bound(e: Any, top: float, memo: dict[Any, float]) -> float:
         return abs(float(e))
     if e.is_Symbol:
         return top
-    if isinstance(e, sympy.core.function.AppliedUndef):
-        return float("inf")
     if isinstance(e, sympy.floor | sympy.ceiling):
         num, den = sympy.fraction(sympy.together(e.args[0]))
         return max(bound(num, top, memo), bound(den, top, memo)) + 1.0
