@@ -30,6 +30,12 @@ Metrics per design point:
 
 Every array shape is the declaration ``SweepSpec.declaration`` (default: the shipped one)
 with that grid; each energy table replaces its energies.
+
+Exact at any size below 2**63 per parameter: counts and latencies are int64 columns while
+no intermediate can overflow and Python integers (object columns) beyond, never wrapped
+(:mod:`polyjoule.analysis.intprint`'s guard); the float columns derived from them are
+rounded once from the exact value (:mod:`polyjoule.analysis.exact`), so every column of a
+point equals ``analyze`` there, and the Pareto front compares latencies exactly.
 """
 
 from __future__ import annotations
