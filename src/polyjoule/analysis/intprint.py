@@ -191,7 +191,7 @@ class Int64Guard:
         """Can ``args`` go through the int64 path?"""
         if any(np.asarray(a).dtype == object for a in args):
             return False
-        return top_of(args) <= self.limit
+        return 0 < self.limit and top_of(args) <= self.limit
 
     def __call__(self, *args: Any) -> Any:
         if self.fits(args):
