@@ -15,7 +15,7 @@ from polyjoule.search.search import report
 def test_forced_bar_draws_on_stderr_never_stdout(capsys):
     progress_option(True)
     try:
-        with progress_bar(delay=0.0) as bar:
+        with progress_bar("a search of its own", delay=0.0) as bar:
             assert bar.enabled
             report("searching", 3, 10)
             bar._start()
@@ -23,7 +23,7 @@ def test_forced_bar_draws_on_stderr_never_stdout(capsys):
     finally:
         progress_option(False)
     out, err = capsys.readouterr()
-    assert out == "" and "searching" in err and "10/10" in err
+    assert out == "" and "searching" in err and "10/10" in err and "a search of its own" in err
 
 
 def test_no_terminal_no_bar(capsys):

@@ -73,12 +73,15 @@ class LazyProgress:
 
 
 @contextmanager
-def progress_bar(delay: float = 1.0) -> Iterator[LazyProgress]:
+def progress_bar(label: str | None = None, delay: float = 1.0) -> Iterator[LazyProgress]:
     """A bar for the block: every search inside reports to it; gone when the block ends
-    (before the command prints its results)."""
+    (before the command prints its results). ``label``: a running line (elapsed time) for
+    a search that does not report its advance."""
     from polyjoule.search.search import reporting
 
     bar = LazyProgress(delay)
+    if label is not None:
+        bar(label, 0, None)
     try:
         with reporting(bar):
             yield bar

@@ -497,7 +497,7 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
     if relieve is not None and relieve not in tgt.relievable:
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
                                f"relieve ({', '.join(tgt.relievable)})")
-    with progress_bar():
+    with progress_bar(f"{kernel.name}: searching {target}"):
         res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
     if verify and res.best is not None:
         res.best["verified"] = tgt.verify_row(kernel, res.best)
