@@ -128,3 +128,14 @@ def test_cli_sweep_at_2_63_is_one_line() -> None:
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "64-bit" in lines[0] and "Traceback" not in out.stderr
+
+
+def test_evaluate_many_api_is_exact_beyond_int64() -> None:
+    """The library's vectorised ``Analysis.evaluate_many`` (what a notebook calls) too."""
+    a = analyze("gemm", (8, 8))
+    sizes = [10**7, 100, 2**62]
+    many = a.evaluate_many({p: np.array(sizes) for p in ("NI", "NJ", "NK")})
+    for i, n in enumerate(sizes):
+        want = expected(a.evaluate({"NI": n, "NJ": n, "NK": n}))
+        for k in ("latency_cycles", "RD", "work", "energy_pj", "total_pj", "utilisation"):
+            assert many[k][i] == want[k], (n, k)

@@ -358,7 +358,9 @@ class Analysis:
         for s in self.schedules():
             vals = {p: np.asarray(values[p], dtype=np.int64) for p in s.pra.params}
             total = total + s.compiled_latency(vals)
-        return np.asarray(total, dtype=np.int64)
+        from polyjoule.analysis.exact import narrow
+
+        return narrow(np.asarray(total))  # int64, or Python ints beyond it
 
     def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised over design points: per-class counts (``RD``..``DR``), ``ops.<op>``,
