@@ -275,3 +275,12 @@ class PlotSelectionError(SpecError):
 
 class EmptySelectionError(PlotSelectionError):
     """A ``--where`` filter that matches no design point; the message lists the values there are."""
+
+
+# --- robustness: exact outputs, JSON, temporary files (issue 14, reports/ and dse/sweep) ----
+
+
+class NonFiniteValueError(PolyjouleError):
+    """A NaN or infinite number about to be written as JSON (not valid JSON): the message
+    names the field. Only input values (an energy so large that a product overflows) lead
+    there, so it is bad input (exit 2)."""

@@ -118,4 +118,4 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path):
         assert r.returncode == 2, (args, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("polyjoule: error:"), (args, r.stderr)
-    assert not list(tmp_path.glob("*.html")) and not list(tmp_path.glob(".*.tmp"))
+    assert not list(tmp_path.glob("*.html")) and not list(tmp_path.glob(".*.polyjoule-tmp-*"))

@@ -188,9 +188,10 @@ def test_power_columns_finite_beyond_int64(cache):
     assert float(c["throughput_ips"][0]) == pytest.approx(res.power.throughput_ips, rel=1e-12)
 
 
-def test_latency_beyond_int64_is_refused_not_wrapped():
-    """N = 1e7 on 8x8: the latency (~1.6e19 cycles) leaves int64; the sweep says so in one
-    line instead of printing a wrapped (negative) latency; N = 1e6 still equals analyze."""
+def test_latency_beyond_int64_is_exact_not_wrapped():
+    """N = 1e7 on 8x8: the latency (~1.6e19 cycles) leaves int64; the sweep prints it exactly
+    (it once wrapped it negative, then refused it); N = 1e6 still equals analyze (every
+    column at 1e7 and beyond: tests/dse/test_exact.py)."""
     from typer.testing import CliRunner
 
     from polyjoule import analyze as api
@@ -198,7 +199,7 @@ def test_latency_beyond_int64_is_refused_not_wrapped():
 
     r = CliRunner().invoke(app, ["sweep", "gemm", "-s", "N=10000000", "--arrays", "8x8",
                                  "--no-cache"])
-    assert r.exit_code == 2 and "64-bit range" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 0 and "15,625,010,937,500,000,009" in r.output
     spec = SweepSpec(get("gemm"), space.size_grid(get("gemm"), ["N=1000000"]),
                      space.mappings([(8, 8)], [None], [None]))
     res = run_sweep(spec)

@@ -265,3 +265,22 @@ def test_relu_fuses_only_into_its_sole_consumer():
     assert relu.ops == ("tosa.clamp",) and not relu.mapped
     with pytest.raises(NoMatchError, match="returns 2 values"):
         tosa.workload_from_tosa(text)
+
+
+# --- issue 14: a file without functions is one line naming it ------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "// only a comment\n", "module {\n}\n"])
+def test_no_function_names_the_file(tmp_path, text):
+    import subprocess
+    import sys
+
+    with pytest.raises(MlirParseError, match=r"^no func\.func in the module"):
+        function(parse(text))
+    f = tmp_path / "empty.mlir"
+    f.write_text(text)
+    out = subprocess.run([sys.executable, "-m", "polyjoule", "map", "--tosa", str(f)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert lines == [f"polyjoule: error: {f}: no func.func in the module (nothing to map)"]

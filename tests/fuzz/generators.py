@@ -220,6 +220,62 @@ def sweep_ranges(rng: random.Random) -> Iterator[Case]:
                    needle="--size")
 
 
+def sweep_huge(rng: random.Random) -> Iterator[Case]:
+    """Sweep sizes at and past 2**63 in every spelling: refused with the 64-bit message
+    (below it a sweep is exact: tests/fuzz/test_exact_fuzz.py)."""
+    for k in range(30):
+        v = 2**63 + rng.choice([0, 1, 7, 2**20, 2**63])
+        name = rng.choice(["N", "NI", "NJ", "NK"])
+        spec = rng.choice([f"{name}={v}", f"{name}=8,{v}", f"{name}={v},16", f"{name}=8:{v}",
+                           f"{name}={v}:{v + 8}", f"{name}=1:{v}:*2", f"{name}=-{v}"])
+        rest = [] if name == "N" else ["-s", "N=8"]
+        yield Case("sweep", f"huge-{k}", ("sweep", "gemm", *rest, "-s", spec, "--arrays", "2x2",
+                                          "--no-cache"), needle="64-bit")
+
+
+#: (label, command line writing to OUT) for every command with an output path
+_WRITERS = [
+    ("sweep-csv", ("sweep", "gemm", "-s", "N=4", "--arrays", "2x2", "--no-cache", "--csv", "OUT")),
+    ("sweep-json", ("sweep", "gemm", "-s", "N=4", "--arrays", "2x2", "--no-cache", "--json", "OUT")),
+    ("analyze", ("analyze", "gemm", "--dataset", "MINI", "--json", "-o", "OUT")),
+    ("report", ("report", "gemm", "--dataset", "MINI", "-o", "OUT")),
+    ("localize", ("localize", "--einsum", "C[m,n] += A[m,k]*B[k,n]", "-o", "OUT")),
+    ("gen", ("tinytpu", "gen", "gemm", "8x8x8", "-o", "OUT")),
+    ("plot", ("plot", "{dir}/s.csv", "-o", "OUT")),
+]
+
+
+def output_paths(rng: random.Random) -> Iterator[Case]:
+    """Output files in a missing folder, on a directory, under a regular file: refused before
+    any work, naming the path; nothing written (the harness checks the exit and the line)."""
+    where = [("missing/out.x", "no such folder"), ("adir", "is a directory"),
+             ("afile/out.x", "is a file, not a folder"),
+             ("afile/deeper/out.x", "is a file, not a folder")]
+    csv = b"array,energy_pj,latency_cycles\n2x2,10,5\n"
+    for k in range(42):
+        label, args = _WRITERS[k % len(_WRITERS)]
+        dest, needle = where[(k // len(_WRITERS) + k) % len(where)]
+        suffix = {"gen": ".tasm", "plot": ".png", "report": ".html", "sweep-csv": ".csv"}.get(label, ".json")
+        dest = dest.replace(".x", suffix)
+        files = {"afile": b"keep", "adir/keep": b"", "s.csv": csv}
+        yield Case("output", f"{label}-{k}", tuple(a.replace("OUT", "{dir}/" + dest) for a in args),
+                   files, needle=needle)
+
+
+def mlir_files(rng: random.Random) -> Iterator[Case]:
+    """TOSA MLIR files without a function (empty, blank, comments, an empty module): one line
+    naming the file (skipped by the harness when the tosa extra is missing)."""
+    texts = [b"", b"\n\n", b"   \t\n", b"// nothing here\n", b"module {\n}\n",
+             b"module attributes {} {\n}\n", b"// a\n// b\nmodule {}\n"]
+    import importlib.util
+
+    needle = "net.mlir: no func.func" if importlib.util.find_spec("torch_mlir") else "tosa"
+    for k in range(14):
+        yield Case("tosa", f"empty-{k}", ("map", "--tosa", "{dir}/net.mlir"),
+                   {"net.mlir": texts[k % len(texts)] + b" " * rng.randrange(3)},
+                   needle=needle)
+
+
 def mapper_shapes(rng: random.Random) -> Iterator[Case]:
     """Mapper shapes: repeated ranks, zero/negative/huge extents, --slots past the cap."""
     for k in range(40):
@@ -366,5 +422,5 @@ def pra_alternatives(rng: random.Random) -> Iterator[Case]:
 
 
 SURFACES: tuple[Gen, ...] = (bytes_everywhere, yaml_limits, pra_semantics, energy_tables,
-                             cli_values, sweep_ranges, mapper_shapes, einsum_texts, c_sources,
-                             plot_inputs, pra_alternatives)
+                             cli_values, sweep_ranges, sweep_huge, output_paths, mapper_shapes,
+                             einsum_texts, c_sources, plot_inputs, mlir_files, pra_alternatives)

@@ -36,6 +36,7 @@ class Case:
 
     def materialise(self, folder: Path) -> list[str]:
         for name, data in self.files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_bytes(data)
         return [a.replace("{dir}", str(folder)) for a in self.args]
 

@@ -56,3 +56,80 @@ def test_failing_writer_leaves_nothing(tmp_path):
         write_all_atomic([(tmp_path / "new.csv", "complete"), (tmp_path / "old.csv", boom)])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.csv"]
     assert (tmp_path / "old.csv").read_text() == "previous"
+
+
+# --- issue 14: temp files of a killed writer are removed by the next write -----------------
+
+_CHILD = """
+import sys, time
+from pathlib import Path
+from polyjoule.reports.files import write_atomic
+
+def slow(tmp: Path) -> None:
+    with tmp.open("w") as fh:
+        fh.write("half")
+        fh.flush()
+        print("writing", flush=True)
+        time.sleep(120)
+
+write_atomic(sys.argv[1], slow)
+"""
+
+
+def _writer(target):
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(target)], stdout=subprocess.PIPE,
+                             text=True)
+    assert child.stdout is not None and child.stdout.readline().strip() == "writing"
+    return child
+
+
+def _temps(folder):
+    from polyjoule.reports.files import TEMP_TAG
+
+    return sorted(p.name for p in folder.iterdir() if TEMP_TAG in p.name)
+
+
+def test_killed_writer_temp_removed_by_next_run_live_one_kept(tmp_path):
+    import signal
+
+    dead = _writer(tmp_path / "dead.csv")
+    live = _writer(tmp_path / "live.csv")
+    try:
+        dead.send_signal(signal.SIGKILL)
+        dead.wait(30)
+        assert len(_temps(tmp_path)) == 2  # SIGKILL cannot clean up after itself
+        (tmp_path / "other.txt").write_text("not ours")
+        write_atomic(tmp_path / "next.csv", "x")  # the next run writing into this folder
+        left = _temps(tmp_path)
+        assert len(left) == 1 and left[0].startswith(".live.csv.") and str(live.pid) in left[0]
+        assert not (tmp_path / "dead.csv").exists()
+        assert (tmp_path / "other.txt").read_text() == "not ours"
+    finally:
+        live.kill()
+        live.wait(30)
+    write_atomic(tmp_path / "next.csv", "y")
+    assert _temps(tmp_path) == []
+
+
+def test_stale_temp_of_dead_pid_removed_other_hosts_kept(tmp_path):
+    import subprocess
+    import sys
+
+    from polyjoule.reports.files import remove_stale_temps, temp_prefix
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(gone.stdout)
+    mine = temp_prefix(tmp_path / "r.json")
+    stale = tmp_path / mine.replace(f"-{os.getpid()}-", f"-{dead_pid}-")
+    stale = stale.with_name(stale.name + "abc_12")
+    stale.write_text("{")
+    elsewhere = tmp_path / f".r.json.polyjoule-tmp-otherhost-{dead_pid}-abc_12"
+    elsewhere.write_text("{")
+    own = tmp_path / (mine + "zz")
+    own.write_text("{")  # this process: alive
+    assert remove_stale_temps(tmp_path) == [stale]
+    assert elsewhere.exists() and own.exists()

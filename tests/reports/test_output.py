@@ -40,3 +40,37 @@ def test_all_or_nothing_when_a_destination_is_bad(tmp_path, result):
     with pytest.raises(OutputPathError, match="no such folder"):
         write_outputs(result, tmp_path / "s.csv", tmp_path / "nope" / "s.json")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- issue 14: JSON never holds NaN/Infinity --------------------------------------------
+
+
+def _with(result, col, value):
+    import copy
+
+    import numpy as np
+
+    r = copy.copy(result)
+    r.columns = dict(result.columns)
+    r.columns[col] = np.array(result.columns[col], dtype=np.float64)
+    r.columns[col][1] = value
+    return r
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_non_finite_energy_is_a_named_error_and_nothing_written(tmp_path, result, value):
+    from polyjoule.errors import NonFiniteValueError
+
+    p = tmp_path / "s.json"
+    with pytest.raises(NonFiniteValueError, match=r"point 1: energy_pj = (nan|inf|-inf)"):
+        write_outputs(_with(result, "energy_pj", value), None, p)
+    assert not p.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_energy_per_op_without_operations_is_null(tmp_path, result):
+    p = tmp_path / "s.json"
+    c = tmp_path / "s.csv"
+    write_outputs(_with(result, "energy_per_op_pj", float("nan")), c, p)
+    text = p.read_text()
+    assert "NaN" not in text and json.loads(text)["points"][1]["energy_per_op_pj"] is None
+    assert ",," in c.read_text().splitlines()[2] or c.read_text().splitlines()[2].endswith(",")

@@ -74,3 +74,24 @@ def test_workload_registry():
     assert s.contractions == (("A", "B"), ("A", "B2")) and s.epilogue == ("relu",)
     with pytest.raises(UnknownNameError, match="gemm, gemm.relu, gemm.sum, gemm.sum.relu, "):
         registry.get("conv")
+
+
+# --- issue 14: the progress protocol of the search core -----------------------------------
+
+
+def test_search_reports_progress_only_when_asked(problem, toy):
+    from polyjoule.search.search import reporting
+
+    calls = []
+    search(problem, toy)  # nobody listening: nothing to report to, nothing counted
+    with reporting(lambda stage, done, total: calls.append((stage, done, total))):
+        res = search(problem, toy)
+        census.independent(problem, toy)
+    stages = list(dict.fromkeys(s for s, _, _ in calls))
+    assert stages == ["gemm 8x4x4 (slots 2)", "census"]
+    mine = [(d, t) for s, d, t in calls if s == stages[0]]
+    assert mine[0] == (0, res.considered) and mine[-1] == (res.considered, res.considered)
+    assert [d for d, _ in mine] == sorted(d for d, _ in mine)
+    calls.clear()
+    search(problem, toy)  # the block ended: its callback is gone
+    assert calls == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -279,22 +280,24 @@ class Analysis:
         rows: list[VolumeRow] = []
         tile_sizes: dict[str, tuple[int, ...]] = {}
         work: dict[str, int] = {}
+        exact_pj: dict[str, Fraction] = {}  # rounded once, as a sweep rounds (analysis.exact)
         for ph, sizes, k, v, n in self._volumes_at(values):
             tile_sizes[ph.pra.name] = sizes
             bc, bo = case_energy(v, ph.pra, decl)
             for c, a in v.case.accesses.items():
                 counts[c] += n * a
-            for c, e in bc.items():
-                e_class[c] += n * e
+                exact_pj[c] = exact_pj.get(c, 0) + n * a * Fraction(decl.access_pj(c, ph.pra.dtype))
             s = v.case.statement
             for op, m in (s.expr.ops if s.kind == "compute" and s.expr is not None else ()):
                 ops[op] = ops.get(op, 0) + n * m
-                e_op[op] = e_op.get(op, 0.0) + n * bo[op]
+                exact_pj[op] = exact_pj.get(op, 0) + n * m * Fraction(decl.energy.op(ph.pra.dtype, op))
             if s.kind == "compute":
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
                                   ph.formula_text(k, sizes), n,
                                   n * (sum(bc.values()) + sum(bo.values()))))
+        e_class.update({c: float(exact_pj.get(c, 0)) for c in CLASSES})
+        e_op = {op: float(exact_pj[op]) for op in sorted(ops)}
         total = sum(e_class.values()) + sum(e_op.values())
         lat = kernel_latency(self, {p: int(values[p]) for p in self.kernel.params})
         iterations = sum(work.values())
@@ -355,7 +358,9 @@ class Analysis:
         for s in self.schedules():
             vals = {p: np.asarray(values[p], dtype=np.int64) for p in s.pra.params}
             total = total + s.compiled_latency(vals)
-        return np.asarray(total, dtype=np.int64)
+        from polyjoule.analysis.exact import narrow
+
+        return narrow(np.asarray(total))  # int64, or Python ints beyond it
 
     def evaluate_many(self, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Vectorised over design points: per-class counts (``RD``..``DR``), ``ops.<op>``,
@@ -379,14 +384,14 @@ def run_columns(decl: ProcessorArray, latency: np.ndarray,
                 cols: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Latency, utilisation and the power columns of design points whose counts and
     dynamic energies are ``cols`` (what :meth:`Analysis.evaluate_many` and a sweep add)."""
-    ops: Any = 0
-    for k, v in cols.items():
-        if k.startswith("ops."):
-            ops = ops + np.asarray(v, dtype=np.float64)
-    work = np.asarray(cols["work"], dtype=np.float64)
-    lat = np.asarray(latency, dtype=np.int64)
+    from polyjoule.analysis import exact
+
+    ops = exact.to_float(exact.total(v for k, v in cols.items() if k.startswith("ops.")))
+    work = exact.to_float(cols["work"])
+    lat = np.asarray(latency)
+    lat = lat if lat.dtype == object else lat.astype(np.int64)  # exact beyond int64
     return {"latency_cycles": lat,
-            "utilisation": work / (decl.n_pes * np.asarray(lat, dtype=np.float64)),
+            "utilisation": exact.ratio(cols["work"], exact.times(lat, decl.n_pes)),
             **power_columns(decl, lat, cols["energy_pj"], ops + np.zeros_like(work), work)}
 
 

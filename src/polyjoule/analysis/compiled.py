@@ -26,9 +26,10 @@ import sympy
 
 from polyjoule.analysis.analyze import Analysis, PhaseAnalysis
 from polyjoule.analysis.counts import symbolic_env
+from polyjoule.analysis.exact import exact, narrow, scaled, top_of
 from polyjoule.analysis.formula import Formula
-from polyjoule.analysis.intprint import VECTOR_ENV, compile_source, int_source
-from polyjoule.errors import ResourceLimitError, SpecError
+from polyjoule.analysis.intprint import VECTOR_ENV, Int64Guard, compile_source, int_source, safe_top
+from polyjoule.errors import SpecError
 from polyjoule.mapping.legality import phase_verdict
 from polyjoule.mapping.tiling import min_tile
 from polyjoule.targets.tcpa.array import ProcessorArray
@@ -318,24 +319,19 @@ def energies(counts: Mapping[str, np.ndarray], array: ProcessorArray,
     res: dict[str, np.ndarray] = {}
     total: Any = 0.0
     for c in CLASSES:
-        e = _float(counts[c]) * array.access_pj(c, dtype)
+        e = scaled(counts[c], array.access_pj(c, dtype))
         res[f"energy.{c}"] = e
         total = total + e
     comp: Any = 0.0
-    for k in counts:
+    for k in sorted(counts):  # the order analyze sums them in
         if k.startswith("ops."):
             op = k[4:]
-            e = _float(counts[k]) * array.energy.op(dtype, op)
+            e = scaled(counts[k], array.energy.op(dtype, op))
             res[f"energy.op.{op}"] = e
             comp = comp + e
     res["energy.compute"] = comp + np.zeros_like(total)
     res["energy_pj"] = total + comp
     return res
-
-
-def _float(counts: Any) -> np.ndarray:
-    """Counts as float64 (int64 or exact Python integers: the conversion rounds, never wraps)."""
-    return np.asarray(counts, dtype=np.float64)
 
 
 @dataclass
@@ -354,68 +350,52 @@ class CompiledLatency:
     schedule: Any
     fn: Any = None
     source: str = ""
+    _limit: int | None = None  # safe_top of the schedule's own formulas (``fn`` is None)
 
     def __call__(self, values: Mapping[str, Any], legal: np.ndarray | None = None) -> np.ndarray:
         """Latency per point, ``-1`` where :func:`~polyjoule.mapping.legality.phase_verdict`
-        refuses it (``legal``: that verdict's mask when the caller already has it)."""
+        refuses it (``legal``: that verdict's mask when the caller already has it).
+
+        int64 when no intermediate can leave it (:class:`~polyjoule.analysis.intprint.Int64Guard`),
+        else exact Python integers (an object array; :func:`~polyjoule.analysis.intprint.narrow`
+        returns int64 again when every latency fits)."""
         s = self.schedule
         arrays = {k: np.asarray(values[k], dtype=np.int64) for k in s.pra.params}
         if self.fn is None:
-            return np.asarray(s.latency_many(arrays), dtype=np.int64)
+            return self._own(arrays)
         p = [np.maximum(x, 1) for x in s.tiling.sizes_many(s.pra, arrays)]
         extents = [np.asarray(d.extent.evaluate(arrays)) for d in s.pra.dims]
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         if legal is None:
             legal = phase_verdict(s.pra, s.tiling, arrays, s).ok
-        self._check_range(arrays, p)
-        big = np.iinfo(np.int64).max
-        best = np.full(shape, big, dtype=np.int64)
-        for c, lat in zip(s.pool, self.fn(*(arrays[k] for k in s.pra.params), *p), strict=True):
+        args = [*(arrays[k] for k in s.pra.params), *p]
+        fast = self.fn.fits(args)
+        big: Any = np.iinfo(np.int64).max if fast else float("inf")
+        best = np.full(shape, big, dtype=np.int64 if fast else object)
+        for c, lat in zip(s.pool, self.fn.fn(*(args if fast else map(exact, args))), strict=True):
             ok = c.feasible(extents, p)
             if np.ndim(ok) == 0 and bool(ok):
-                np.minimum(best, lat, out=best)
+                best = np.minimum(best, lat, out=best) if fast else np.minimum(best, lat)
             else:
                 best = np.where(ok, np.minimum(best, lat), best)
-        return np.where(legal & (best < big), best, -1)
+        return narrow(np.where(legal & (best < big), best, -1))
 
-
-    def _check_range(self, arrays: Mapping[str, np.ndarray], p: Sequence[np.ndarray]) -> None:
-        """Refuse points whose latency leaves int64 (numpy would wrap it silently).
-
-        A cheap bound first (every symbol at its largest value); only when it is not
-        conclusive, the same formulas in float64, which cannot wrap.
-        """
+    def _own(self, arrays: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The schedule's own vectorised evaluation; point by point (Python integers) when
+        an intermediate could leave int64 there."""
         s = self.schedule
-        top = max([1, *(int(np.max(a)) for a in arrays.values() if np.size(a)),
-                   *(int(np.max(x)) for x in p if np.size(x))])
-        if max(magnitude(c.latency_formula, top) for c in s.pool) < _SAFE:
-            return
-        floats = [np.asarray(a, dtype=np.float64) for a in (*(arrays[k] for k in s.pra.params), *p)]
-        with np.errstate(all="ignore"):
-            worst = max(float(np.max(np.abs(np.asarray(x, dtype=np.float64))))
-                        for x in self.fn(*floats))
-        if not worst < 0.999 * 2.0**63:  # every order's value, not only the best: a wrapped
-            raise ResourceLimitError(      # value could win the minimum
-                f"{s.pra.name}: latency of about {worst:.3g} cycles exceeds the 64-bit range of "
-                "a vectorised sweep; `polyjoule analyze` gives it exactly at one point")
-
-
-def magnitude(e: Any, top: int) -> float:
-    """An upper bound on |e| when every symbol is at most ``top`` (floors, remainders and
-    maxima included); float, so that it never overflows itself."""
-    if e.is_Number:
-        return abs(float(e))
-    if e.is_Symbol:
-        return float(top)
-    if isinstance(e, sympy.Mod):
-        return magnitude(e.args[1], top)
-    args = [magnitude(a, top) for a in e.args]
-    if e.is_Mul or e.is_Pow:
-        out = 1.0
-        for a, b in zip(e.args, args, strict=True):
-            out *= b if not (e.is_Pow and a is e.args[1]) else 1.0
-        return out ** (int(e.args[1]) if e.is_Pow and e.args[1].is_Integer else 1)
-    return sum(args) if e.is_Add else max(args, default=0.0)
+        p = [np.maximum(x, 1) for x in s.tiling.sizes_many(s.pra, arrays)]
+        if self._limit is None:  # once: a walk over the (large) formulas
+            self._limit = safe_top([c.latency_formula for c in s.pool])
+        if top_of([*arrays.values(), *p]) <= self._limit:
+            return np.asarray(s.latency_many(arrays), dtype=np.int64)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        full = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
+        legal = phase_verdict(s.pra, s.tiling, arrays, s).ok
+        out = np.full(shape, -1, dtype=object)
+        for idx in zip(*np.nonzero(np.broadcast_to(legal, shape)), strict=True):
+            out[idx] = s.latency({k: int(a[idx]) for k, a in full.items()})
+        return narrow(out)
 
 
 def _replace(e: Any, repl: Mapping[Any, sympy.Symbol]) -> Any:
@@ -479,8 +459,8 @@ def compile_latency(schedule: Any) -> CompiledLatency:
         return CompiledLatency(schedule)
     try:
         src = latency_source(schedule)
-        out = CompiledLatency(schedule, compile_source(src, "_lat", VECTOR_ENV,
-                                                       f"latency {schedule.pra.name}"), src)
+        fn = compile_source(src, "_lat", VECTOR_ENV, f"latency {schedule.pra.name}")
+        out = CompiledLatency(schedule, Int64Guard(fn, [c.latency_formula for c in schedule.pool]), src)
         _selfcheck(out)
     except Exception:  # noqa: BLE001 - any codegen problem means: use the schedule's own code
         return CompiledLatency(schedule)

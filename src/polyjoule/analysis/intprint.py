@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from polyjoule.analysis.exact import exact, top_of
 from polyjoule.errors import SpecError
 
 #: Helpers a generated function may call, scalar (Python) and vectorised (numpy).
@@ -105,7 +106,94 @@ def compile_exprs(exprs: Sequence[sympy.Expr], names: Sequence[str],
         "[" + ", ".join(int_source(e) for e in exprs) + "]"
     src = f"def _f({', '.join(names)}):\n    return {body}\n"
     if vector:
-        env = {**VECTOR_ENV, **{k: np.vectorize(f, otypes=[np.int64]) for k, f in calls.items()}}
-    else:
-        env = {**SCALAR_ENV, **calls}
-    return compile_source(src, "_f", env, "latency")
+        env = {**VECTOR_ENV, **{k: _exact_call(f) for k, f in calls.items()}}
+        return Int64Guard(compile_source(src, "_f", env, "latency"), tuple(exprs))
+    return compile_source(src, "_f", {**SCALAR_ENV, **calls}, "latency")
+
+
+def _exact_call(f: Callable[..., Any]) -> Any:
+    """``f`` element by element on Python integers, returning Python integers (an object
+    array: whatever uses its value is then computed exactly, whatever the magnitude)."""
+    return np.vectorize(lambda *a: int(f(*(int(x) for x in a))), otypes=[object])
+
+
+#: Every intermediate of a fast (int64) evaluation stays below this magnitude.
+SAFE = 2**62
+
+
+def bound(e: Any, top: float, memo: dict[Any, float] | None = None) -> float:
+    """An upper bound on |e| and on every intermediate :func:`int_source`'s text computes
+    for it, when every symbol is at most ``top`` in magnitude (``top >= 1``). float, so it
+    never overflows itself. A call ``M_x(...)`` (a per-point schedule term) is bounded by its
+    arguments only: it returns a Python integer, so what uses it is computed exactly."""
+    memo = {} if memo is None else memo
+    hit = memo.get(e)
+    if hit is None:
+        hit = memo[e] = _bound(e, top, memo)
+    return hit
+
+
+def _bound(e: Any, top: float, memo: dict[Any, float]) -> float:
+    if e.is_Number:
+        return abs(float(e))
+    if e.is_Symbol:
+        return top
+    if isinstance(e, sympy.floor | sympy.ceiling):
+        num, den = sympy.fraction(sympy.together(e.args[0]))
+        return max(bound(num, top, memo), bound(den, top, memo)) + 1.0
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+        return max(1.0, bound(e.base, top, memo)) ** int(e.exp)
+    args = [bound(a, top, memo) for a in e.args]
+    if isinstance(e, sympy.Add):
+        return sum(args)
+    if isinstance(e, sympy.Mul):  # every partial product too
+        out = 1.0
+        for b in args:
+            out *= max(1.0, b)
+        return out
+    return max(args, default=0.0)  # Max, Min, Mod, Piecewise, relations: no new magnitude
+
+
+def safe_top(exprs: Sequence[Any]) -> int:
+    """The largest power of two ``top`` such that every symbol at most ``top`` keeps every
+    intermediate of ``exprs`` below :data:`SAFE` (0: never safe)."""
+    def ok(k: int) -> bool:
+        memo: dict[Any, float] = {}
+        return max((bound(e, float(2**k), memo) for e in exprs), default=0.0) < SAFE
+
+    if not ok(0):
+        return 0
+    lo, hi = 0, 63  # ok(lo) holds
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return 2**lo
+
+
+class Int64Guard:
+    """A generated vectorised function that runs in int64 when its arguments are small
+    enough for no intermediate to overflow (:func:`safe_top`), else on Python integers
+    (object arrays): numpy's integer arithmetic wraps silently, so the choice is made
+    before, from a bound, never after."""
+
+    def __init__(self, fn: Callable[..., Any], exprs: Sequence[Any]):
+        self.fn = fn
+        self.exprs = exprs
+        self._limit: int | None = None
+
+    @property
+    def limit(self) -> int:
+        if self._limit is None:
+            self._limit = safe_top(self.exprs)
+        return self._limit
+
+    def fits(self, args: Sequence[Any]) -> bool:
+        """Can ``args`` go through the int64 path?"""
+        if any(np.asarray(a).dtype == object for a in args):
+            return False
+        return 0 < self.limit and top_of(args) <= self.limit
+
+    def __call__(self, *args: Any) -> Any:
+        if self.fits(args):
+            return self.fn(*args)
+        return self.fn(*(exact(a) for a in args))

@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import sympy
 
+from polyjoule.analysis.exact import narrow
 from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
 from polyjoule.analysis.latency_formula import StatementRanges
 from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
 from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
-from polyjoule.errors import InfeasibleSchedule, ResourceLimitError, SpecError
+from polyjoule.errors import InfeasibleSchedule, SpecError
 from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
 from polyjoule.mapping.tiling import Tiling, min_tile
 from polyjoule.model.pra import PRA, Kernel
@@ -256,16 +257,11 @@ class Schedule:
         if not miss.any():
             return out
         shape = np.broadcast_shapes(np.shape(out), miss.shape, *(a.shape for a in arrays.values()))
-        res = np.array(np.broadcast_to(out, shape), dtype=np.int64)
+        res = np.array(np.broadcast_to(out, shape), dtype=object)  # exact at any size
         full = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
         for idx in zip(*np.nonzero(np.broadcast_to(miss, shape)), strict=True):
-            point = {k: int(a[idx]) for k, a in full.items()}
-            lat = self.latency(point)
-            if lat > np.iinfo(np.int64).max:
-                raise ResourceLimitError(f"{self.pra.name} at {point}: latency {lat} exceeds the "
-                                         "64-bit range of a vectorised evaluation")
-            res[idx] = lat
-        return res
+            res[idx] = self.latency({k: int(a[idx]) for k, a in full.items()})
+        return narrow(res)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from polyjoule.cli._common import (
     output_path,
 )
 from polyjoule.errors import SpecError
+from polyjoule.jsontext import dumps
 from polyjoule.model.dtypes import DTYPES
 
 if TYPE_CHECKING:
@@ -152,13 +153,12 @@ def register(app: typer.Typer) -> None:
         wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
     ) -> None:
         """Built-in kernels: parameters, datasets, phases and statement counts."""
-        import json
 
         from polyjoule.library.kernels import names, summary
 
         rows = [summary(n) for n in names()]
         if as_json:
-            typer.echo(json.dumps({"kernels": rows}, indent=1))
+            typer.echo(dumps({"kernels": rows}, indent=1))
             return
         from polyjoule.reports.tables import Column, print_table
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from polyjoule.cli._common import MACHINE_HELP, handles_errors, machine_target
+from polyjoule.cli._progress import progress_bar, progress_option
 from polyjoule.errors import (
     DuplicateKeyError,
     InfeasibleMapping,
@@ -18,6 +18,7 @@ from polyjoule.errors import (
     UnknownNameError,
     ValidationMismatch,
 )
+from polyjoule.jsontext import dumps
 from polyjoule.search.mapspace import MAX_SLOTS
 
 MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
@@ -246,16 +247,17 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
     if top < 0:
         raise SpecError(f"--top: {top} < 0")
     problem = Problem(wl, parse_shape(shape, wl.ranks, wl.name))
-    res = search(problem, tgt, slots)
-    relief = None
-    if relieve is not None:
-        allowed = targets.relievable(tgt)
-        if relieve not in allowed:
-            raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {tgt.name} "
-                                   f"can relieve ({', '.join(allowed) or 'none'})")
-        relief = census_mod.relieve(problem, tgt, relieve, slots, base=res)
-        res = relief.relieved
-    indep = census_mod.independent(problem, tgt, slots) if census else None
+    with progress_bar():  # on stderr, once the search takes a second
+        res = search(problem, tgt, slots)
+        relief = None
+        if relieve is not None:
+            allowed = targets.relievable(tgt)
+            if relieve not in allowed:
+                raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {tgt.name} "
+                                       f"can relieve ({', '.join(allowed) or 'none'})")
+            relief = census_mod.relieve(problem, tgt, relieve, slots, base=res)
+            res = relief.relieved
+        indep = census_mod.independent(problem, tgt, slots) if census else None
     cands = _candidates(tgt, res, top, verify)
     if as_json:
         doc: dict[str, Any] = {
@@ -277,7 +279,7 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
         if relief is not None:
             doc["relieve"] = {"cause": relieve, "alone": len(relief.alone),
                               "returned": len(relief.returned), "rebound": dict(relief.rebound)}
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(dumps(doc, indent=2))
     else:
         _print_search(_console(wide), tgt, res, cands, indep, relief)
     if not res.candidates:
@@ -313,7 +315,7 @@ def _gate_cmd(target_name: str | None, as_json: bool, wide: bool = False) -> Non
     tgt = targets.get(target_name or targets.default_name())
     result = gate.run_set(targets.problem_set(tgt), tgt)
     if as_json:
-        typer.echo(json.dumps({"machine": targets.machine_header(tgt), "ok": result.ok,
+        typer.echo(dumps({"machine": targets.machine_header(tgt), "ok": result.ok,
                                "passed": result.passed, "rows": [
             {"problem": r.problem.title, "nests": r.result.considered,
              "encodable": len(r.result.candidates), "verified": r.verified,
@@ -355,7 +357,7 @@ def _list_cmd(as_json: bool, wide: bool = False) -> None:
 
     wls = [registry.get(n) for n in registry.names()]
     if as_json:
-        typer.echo(json.dumps({"workloads": [
+        typer.echo(dumps({"workloads": [
             {"name": w.name, "ranks": list(w.ranks), "reduce": list(w.reduce),
              "contractions": [list(c) for c in w.contractions], "epilogue": list(w.epilogue)}
             for w in wls], "targets": targets.names()}, indent=2))
@@ -404,6 +406,8 @@ def map_cmd(
     bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Kernel targets: "
                                          "stretch the latency to the DRAM bandwidth instead "
                                          "of refusing with dram-bandwidth."),
+    progress: bool = typer.Option(False, "--progress", callback=progress_option, help="Show the "
+                                  "search's progress bar (stderr) even when stderr is no terminal."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
@@ -493,11 +497,12 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
     if relieve is not None and relieve not in tgt.relievable:
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
                                f"relieve ({', '.join(tgt.relievable)})")
-    res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+    with progress_bar(f"{kernel.name}: searching {target}"):
+        res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
     if verify and res.best is not None:
         res.best["verified"] = tgt.verify_row(kernel, res.best)
     if as_json:
-        typer.echo(json.dumps(_kernel_doc(tgt, res, census), indent=2))
+        typer.echo(dumps(_kernel_doc(tgt, res, census), indent=2))
     else:
         _print_kernel_search(tgt, res, census, wide)
     if not res.candidates:

@@ -6,7 +6,6 @@ commands use the kernel's MINI dataset (``analyze`` defaults to LARGE).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from polyjoule.cli._common import (
     positive_finite,
 )
 from polyjoule.errors import ValidationMismatch
+from polyjoule.jsontext import dumps
 from polyjoule.targets.tcpa.locations import CLASSES
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def simulate(
             op_latency=_op_latency(op_latency), seed=seed,
             memory_limit=int(memory_gib * 2**30))
     if as_json:
-        typer.echo(json.dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
+        typer.echo(dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
     else:
         _print_simulation(k, arr, values, r, wide)
     if not r.ok:
@@ -149,7 +149,7 @@ def validate(
     rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
     bad = [row for row in rows if row[3] is False]
     if as_json:
-        typer.echo(json.dumps({
+        typer.echo(dumps({
             "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
             "rows": [{"what": w_, "symbolic": s_, "simulated": m_, "match": ok}
                      for w_, s_, m_, ok in rows],

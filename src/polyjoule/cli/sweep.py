@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,53 +17,11 @@ from polyjoule.cli._common import (
     output_path,
     positive_finite,
 )
+from polyjoule.cli._progress import LazyProgress, progress_option
 from polyjoule.errors import SpecError
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-class _LazyProgress:
-    """A rich progress bar on stderr that appears only once a run has taken a second."""
-
-    def __init__(self, console: Console, delay: float = 1.0):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self.enabled = console.is_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=True,
-                                 disable=not self.enabled)
-        self.tasks: dict[str, Any] = {}
-        self.started = False
-        self.lock = threading.Lock()
-        self.timer = threading.Timer(delay, self._start)
-        self.timer.daemon = True
-        if self.enabled:
-            self.timer.start()
-
-    def _start(self) -> None:
-        with self.lock:
-            if not self.started:
-                self.started = True
-                self.progress.start()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        with self.lock:
-            if stage not in self.tasks:
-                self.tasks[stage] = self.progress.add_task(stage, total=total)
-            self.progress.update(self.tasks[stage], completed=done, total=total)
-
-    def close(self) -> None:
-        self.timer.cancel()
-        with self.lock:
-            if self.started:
-                self.progress.stop()
 
 
 def _fmt(x: float) -> str:
@@ -176,6 +133,8 @@ def sweep(
     validate_max: int = typer.Option(200_000, "--validate-max", min=1, max=2**40, help="Largest iteration space a "
                                      "validated point may have (simulator cost)."),
     wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+    progress: bool = typer.Option(False, "--progress", callback=progress_option, help="Show the "
+                                  "progress bar (stderr) even when stderr is not a terminal."),
 ) -> None:
     """Sweep problem sizes x array shapes x tiles x scanning orders x energy tables.
 
@@ -215,8 +174,6 @@ def _spec(kernel: str | None, einsum: str | None, extents: str | None, size: lis
 def _execute(spec: Any, cache_dir: Path | None, no_cache: bool, scheduler: str | None,
              scheduler_timeout: float, validate_k: int, validate_max: int) -> tuple[Any, Any]:
     """Run the sweep (and the sampled validation) with a progress bar; the result and cache."""
-    from rich.console import Console
-
     from polyjoule.dse.cache import FormulaCache
     from polyjoule.dse.sweep import run_sweep
 
@@ -226,7 +183,7 @@ def _execute(spec: Any, cache_dir: Path | None, no_cache: bool, scheduler: str |
         from polyjoule.dse.distributed import DaskExecutor
 
         executor = DaskExecutor(scheduler, scheduler_timeout)
-    progress = _LazyProgress(Console(stderr=True))
+    progress = LazyProgress()
     try:
         result = run_sweep(spec, store=store, executor=executor, progress=progress)
         if validate_k:

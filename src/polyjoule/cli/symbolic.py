@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from polyjoule.cli._common import (
     parse_ints,
 )
 from polyjoule.errors import SpecError
+from polyjoule.jsontext import dumps
 from polyjoule.targets.tcpa.locations import CLASSES
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def register(app: typer.Typer) -> None:
                    "derive_seconds": a.derive_seconds}
             if as_latex:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
-            emit(json.dumps(out, indent=2) + "\n", output)
+            emit(dumps(out, indent=2) + "\n", output)
             return
         if fmt == "csv":
             emit(r.to_csv(), output)

@@ -11,7 +11,6 @@ command exits 2 with the install command.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from polyjoule.cli._common import (
     parse_ints,
 )
 from polyjoule.errors import PolyjouleError, SpecError
+from polyjoule.jsontext import dumps
 
 TCPA = "tcpa"
 
@@ -131,7 +131,7 @@ def report(model: Any, source: str, top: int = 1, as_json: bool = False,
         doc = report_data(model, maps, top, source)
         _add_both(doc, maps, top)
         doc["totals"] = totals(maps)
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(dumps(doc, indent=2))
     else:
         from polyjoule.reports.tables import echo
 
@@ -232,7 +232,7 @@ def tcpa_report(model: Any, array: str, source: str, as_json: bool = False,
                    "status": "refused" if r.layer.recognized is None
                    else "unanalysed" if r.error else "analysed",
                    **({"reason": r.error} if r.error else {}), **r.data} for r in rows]
-        typer.echo(json.dumps({"source": source, "function": model.function, "target": TCPA,
+        typer.echo(dumps({"source": source, "function": model.function, "target": TCPA,
                                "array": array, "layers": layers}, indent=2))
     else:
         from polyjoule.reports.tables import echo

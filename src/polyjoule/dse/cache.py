@@ -25,6 +25,7 @@ from typing import Any
 
 from polyjoule.analysis.formula import Formula
 from polyjoule.errors import OutputPathError
+from polyjoule.jsontext import dumps
 
 SCHEMA = 1
 FILENAME = "formulas.sqlite"
@@ -219,7 +220,7 @@ class FormulaCache:
         return formulas
 
     def put(self, key: str, formulas: list[Formula]) -> None:
-        self._put_raw(key, "formulas", json.dumps([f.to_json() for f in formulas]).encode())
+        self._put_raw(key, "formulas", dumps([f.to_json() for f in formulas]).encode())
 
     # ------------------------------------------------------------------ schedules
     def get_object(self, key: str, kind: str) -> Any | None:

@@ -58,7 +58,11 @@ def parse_values(text: str, what: str) -> np.ndarray:
                     raise SpecError(f"{what}: {text!r}: more than {MAX_POINTS:,} values")
                 out = np.arange(lo, hi + 1, s, dtype=np.int64)
         else:
-            out = np.asarray([int(x) for x in text.split(",") if x.strip()], dtype=np.int64)
+            vals = [int(x) for x in text.split(",") if x.strip()]
+            if any(abs(v) >= 2**63 for v in vals):
+                raise SpecError(f"{what}: {text!r}: a value outside the 64-bit integer range (sizes "
+                                "are below 2**63; counts and latencies beyond it are exact)")
+            out = np.asarray(vals, dtype=np.int64)
     except (ValueError, OverflowError):
         raise SpecError(f"{what}: {text!r} is not START:STOP[:STEP|:*FACTOR] or a list of integers") from None
     if out.size == 0:

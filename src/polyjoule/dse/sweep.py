@@ -30,6 +30,12 @@ Metrics per design point:
 
 Every array shape is the declaration ``SweepSpec.declaration`` (default: the shipped one)
 with that grid; each energy table replaces its energies.
+
+Exact at any size below 2**63 per parameter: counts and latencies are int64 columns while
+no intermediate can overflow and Python integers (object columns) beyond, never wrapped
+(:mod:`polyjoule.analysis.intprint`'s guard); the float columns derived from them are
+rounded once from the exact value (:mod:`polyjoule.analysis.exact`), so every column of a
+point equals ``analyze`` there, and the Pareto front compares latencies exactly.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ import numpy as np
 
 from polyjoule.analysis.analyze import Analysis, FormulaStore, analyze, run_columns
 from polyjoule.analysis.compiled import energies
+from polyjoule.analysis.exact import narrow
 from polyjoule.dse.space import MappingSpec, SizeGrid
 from polyjoule.errors import InfeasibleMapping, PolyjouleError
 from polyjoule.mapping.legality import Verdict, kernel_verdict
@@ -175,7 +182,7 @@ def latency_many(schedules: Sequence[Any], sizes: Mapping[str, np.ndarray],
         lat = s.compiled_latency({p: sizes[p] for p in s.pra.params}, legal)
         bad = bad | (lat < 0)
         total = total + lat
-    return np.where(bad, -1, np.asarray(total, dtype=np.int64))
+    return narrow(np.where(bad, -1, total))
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -214,6 +221,16 @@ def pareto_mask(energy: np.ndarray, latency: np.ndarray, group: np.ndarray | Non
         return out
     out[shared] = _front(energy[shared], latency[shared], inv[shared])
     return out
+
+
+def exact_rank(values: np.ndarray) -> np.ndarray:
+    """int64 ranks ordering ``values`` as they are ordered, equal values equal ranks: exact
+    integers beyond int64 (object arrays) compared exactly, never through float."""
+    v = np.asarray(values)
+    if v.dtype != object:
+        return v
+    _, inv = np.unique(v, return_inverse=True)
+    return np.asarray(inv, dtype=np.int64).reshape(v.shape)
 
 
 def _front(energy: np.ndarray, latency: np.ndarray, gid: np.ndarray) -> np.ndarray:
@@ -459,5 +476,5 @@ def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[Energy
     if len(parts) == 1:  # one mapping and table: every point is alone with its problem size
         out["pareto"] = np.ones(size.shape[0], dtype=bool)
     else:
-        out["pareto"] = pareto_mask(out["total_pj"], out["latency_cycles"], size)
+        out["pareto"] = pareto_mask(out["total_pj"], exact_rank(out["latency_cycles"]), size)
     return out

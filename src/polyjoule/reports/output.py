@@ -9,7 +9,6 @@ chunks: a million design points do not need the whole text in memory.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,9 +17,13 @@ from typing import IO, Any
 import numpy as np
 
 from polyjoule.dse.sweep import SweepResult
+from polyjoule.jsontext import dumps
 from polyjoule.reports.files import Content, write_all_atomic
 
 CHUNK = 50_000
+#: Float columns where NaN means "no value" (a kernel without operations has no energy per
+#: operation): empty in CSV, ``null`` in JSON. A non-finite value anywhere else is an error.
+BLANKABLE = frozenset({"energy_per_op_pj"})
 
 
 def _cell(x: Any) -> Any:
@@ -28,24 +31,25 @@ def _cell(x: Any) -> Any:
         return bool(x)
     if isinstance(x, np.integer):
         return int(x)
-    if isinstance(x, np.floating | float):
-        v = float(x)
-        return v if math.isfinite(v) else None
+    if isinstance(x, np.floating):
+        return float(x)
     return x
 
 
-def _rows(result: SweepResult, blank: Any = None) -> Iterator[list[tuple[Any, ...]]]:
-    """Rows in chunks; with ``blank``, a float cell without a value (NaN: ``energy_per_op_pj``
-    of a kernel without operations) is ``blank``."""
+def _rows(result: SweepResult, blank: Any) -> Iterator[list[tuple[Any, ...]]]:
+    """Rows in chunks; a cell of a :data:`BLANKABLE` column without a value (NaN) is ``blank``."""
     cols = result.columns
     n = len(result)
     for lo in range(0, n, CHUNK):
-        lists = [_list(cols[k][lo:lo + CHUNK], blank) for k in cols]
+        lists = [_list(cols[k][lo:lo + CHUNK], blank if k in BLANKABLE else _KEEP) for k in cols]
         yield list(zip(*lists, strict=True))
 
 
+_KEEP = object()  # a column whose non-finite values stay (and are refused by the JSON writer)
+
+
 def _list(x: np.ndarray, blank: Any) -> list[Any]:
-    if blank is None or x.dtype.kind != "f" or np.isfinite(x).all():
+    if blank is _KEEP or x.dtype.kind != "f" or np.isfinite(x).all():
         return x.tolist()  # type: ignore[no-any-return]
     return [v if math.isfinite(v) else blank for v in x.tolist()]
 
@@ -68,15 +72,15 @@ def write_json(result: SweepResult, fh: IO[str]) -> None:
     if "points" in meta:
         meta["n_points"] = meta.pop("points")
     head = {**meta, "validation": result.validation}
-    text = json.dumps(head, indent=1, default=_cell)
+    text = dumps(head, indent=1, what="sweep JSON")
     fh.write(text[:-2] + ',\n "points": [')
     names = list(result.columns)
-    first = True
-    for rows in _rows(result):
+    i = 0
+    for rows in _rows(result, blank=None):
         for row in rows:
-            fh.write(("\n  " if first else ",\n  ")
-                     + json.dumps(dict(zip(names, (_cell(x) for x in row), strict=True))))
-            first = False
+            fh.write(("\n  " if i == 0 else ",\n  ") + dumps(
+                dict(zip(names, (_cell(x) for x in row), strict=True)), what=f"sweep JSON point {i}"))
+            i += 1
     fh.write("\n ]\n}\n")
 
 

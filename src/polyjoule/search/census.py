@@ -75,9 +75,11 @@ class Census:
 
 def independent(problem: Problem, target: Target, slots: int = 2) -> Counter[str]:
     """Each structural predicate asked of every nest on its own."""
+    from polyjoule.search.search import tracked
+
     wl, ext = problem.workload, problem.extents
     out: Counter[str] = Counter()
-    for nest in mapspace.nests(ext, target.mapspace(wl, ext), slots):
+    for nest in tracked("census", mapspace.nests(ext, target.mapspace(wl, ext), slots)):
         for cause in dict.fromkeys(c for c, _ in targets.refusals(target, wl, ext, nest)):
             out[cause] += 1
     return out

@@ -3,8 +3,11 @@ the target's cost, census the rest."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from polyjoule.errors import InfeasibleMapping, Refused
 from polyjoule.model.workload import Workload
@@ -14,6 +17,45 @@ from polyjoule.search.census import Census
 from polyjoule.search.cost import Cost, Margin, Priced
 from polyjoule.search.nest import MapNest, emitted_order, tile_rows
 from polyjoule.search.target import Program, Target
+
+#: ``progress(stage, done, total)``: a search's advance (``total`` ``None`` when unknown).
+Progress = Callable[[str, int, "int | None"], None]
+
+T = TypeVar("T")
+_PROGRESS: ContextVar[Progress | None] = ContextVar("polyjoule_search_progress", default=None)
+
+
+@contextmanager
+def reporting(progress: Progress | None) -> Iterator[None]:
+    """Every search run inside the block (this one, the census's, a target's own) reports
+    its advance to ``progress``: how a command shows one bar for all of them."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def report(stage: str, done: int, total: int | None) -> None:
+    """Tell the active :func:`reporting` callback (if any) how far ``stage`` is."""
+    hook = _PROGRESS.get()
+    if hook is not None:
+        hook(stage, done, total)
+
+
+def tracked(stage: str, items: Iterable[T]) -> Iterator[T]:
+    """``items``, reporting progress while they are consumed; without a :func:`reporting`
+    callback the items pass through untouched (no counting, no cost)."""
+    if _PROGRESS.get() is None:
+        yield from items
+        return
+    todo = list(items)  # the total, for the bar
+    step = max(1, len(todo) // 200)
+    for i, x in enumerate(todo):
+        if i % step == 0:
+            report(stage, i, len(todo))
+        yield x
+    report(stage, len(todo), len(todo))
 
 
 @dataclass(frozen=True)
@@ -104,7 +146,7 @@ def search(problem: Problem, target: Target, slots: int = 2, *,
     n = 0
     space = target.mapspace(wl, ext)
     lower, price = target.lower, target.price
-    for nest in mapspace.nests(ext, space, slots):
+    for nest in tracked(f"{problem.title} (slots {slots})", mapspace.nests(ext, space, slots)):
         n += 1
         try:
             prog = lower(wl, ext, nest, relieve=relieve)

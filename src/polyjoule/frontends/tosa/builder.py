@@ -71,6 +71,8 @@ def function(module: Any, name: str | None = None) -> Any:
     """The function to read: ``name``, else ``main``, else the only one."""
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     names = [ir().StringAttr(f.attributes["sym_name"]).value for f in funcs]
+    if not funcs:  # an empty file, or a module without functions: nothing to name
+        raise MlirParseError("no func.func in the module (nothing to map)")
     if name is None and "main" in names:
         name = "main"
     if name is not None:
