@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from polyjoule.analysis.schedule import kernel_schedules
-from polyjoule.analysis.simulator import _run_phase, estimate_bytes, simulate
+from polyjoule.analysis.sim_walk import run_phase as _run_phase
+from polyjoule.analysis.simulator import estimate_bytes, simulate
 from polyjoule.errors import ResourceLimitError
 from polyjoule.library import kernels as registry
 
