@@ -123,34 +123,59 @@ def band_points(sig: np.ndarray, ext: Sequence[int], s0: int, s1: int,
     """The domain's points with ``s0 <= sigma . i < s1`` as int32 columns, sorted by key
     and lexicographically within a key, and the key of each."""
     n = len(ext)
-    part = np.zeros((0, 1), dtype=np.int64)  # feasible prefixes, one column each
-    total = np.zeros(1, dtype=np.int64)      # sigma . prefix
-    for l in range(n):
+    part, total = _prefixes(sig, ext, s0, s1)
+    e, s = ext[-1], int(sig[-1])
+    if s > 0:
+        lo = np.clip(_ceil_div(s0 - total, s), 0, e)
+        hi = np.clip(_ceil_div(s1 - total, s), 0, e)
+    elif s < 0:
+        lo = np.clip(_ceil_div(total - s1 + 1, -s), 0, e)
+        hi = np.clip(_ceil_div(total - s0 + 1, -s), 0, e)
+    else:
+        lo, hi = np.zeros_like(total), np.full_like(total, e)
+    cnt = np.maximum(hi - lo, 0)
+    rep = np.repeat(np.arange(total.size, dtype=np.int32), cnt)
+    x = np.arange(rep.size, dtype=np.int32)
+    x -= np.repeat((np.cumsum(cnt) - cnt - lo).astype(np.int32), cnt)
+    narrow = np.int16 if s1 - s0 < 2**15 else np.int64
+    key = (total - s0).astype(narrow)[rep]
+    if s:
+        key += (s * x).astype(narrow)
+    order = np.argsort(key, kind="stable")
+    rep, x, key = rep[order], x[order], key[order]
+    del order
+    coords = np.empty((n, rep.size), dtype=np.int32)
+    for l in range(n - 1):
+        coords[l] = part[l][rep]
+    coords[n - 1] = x
+    del rep, x
+    keys = key.astype(np.int64) + s0
+    if domain:
+        inside = holds(domain, coords.astype(np.int64))
+        coords, keys = coords[:, inside], keys[inside]
+    return coords, keys
+
+
+def _prefixes(sig: np.ndarray, ext: Sequence[int], s0: int, s1: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The coordinates of all dims but the last (int32 rows) that some point of keys
+    ``[s0, s1)`` extends, in lexicographic order, and ``sigma . prefix`` of each."""
+    n = len(ext)
+    part = np.zeros((0, 1), dtype=np.int32)
+    total = np.zeros(1, dtype=np.int64)
+    for l in range(n - 1):
         rest = [(min(0, int(s) * (e - 1)), max(0, int(s) * (e - 1)))
                 for s, e in zip(sig[l + 1:], ext[l + 1:], strict=True)]
         rmin, rmax = sum(r[0] for r in rest), sum(r[1] for r in rest)
         e, s = ext[l], int(sig[l])
-        if l == n - 1 and s != 0:
-            lo = np.clip(_ceil_div(s0 - total, s) if s > 0 else _ceil_div(total - s1 + 1, -s), 0, e)
-            hi = np.clip(_ceil_div(s1 - total, s) if s > 0 else _ceil_div(total - s0 + 1, -s), 0, e)
-            cnt = np.maximum(hi - lo, 0)
-            rep = np.repeat(np.arange(total.size), cnt)
-            x = np.arange(rep.size, dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt - lo, cnt)
-        else:
-            rep = np.repeat(np.arange(total.size), e)
-            x = np.tile(np.arange(e, dtype=np.int64), total.size)
+        rep = np.repeat(np.arange(total.size), e)
+        x = np.tile(np.arange(e, dtype=np.int32), total.size)
         part = np.vstack([part[:, rep], x[None, :]])
         total = total[rep] + s * x
         keep = (total + rmin < s1) & (total + rmax >= s0)
         if not keep.all():
             part, total = part[:, keep], total[keep]
-    coords = part.astype(np.int32)
-    if domain:
-        inside = holds(domain, part)
-        coords, total = coords[:, inside], total[inside]
-    rel = total - s0
-    order = np.argsort(rel.astype(np.int16) if s1 - s0 < 2**15 else rel, kind="stable")
-    return coords[:, order], total[order]
+    return part, total
 
 
 def _ceil_div(a: np.ndarray, b: int) -> np.ndarray:

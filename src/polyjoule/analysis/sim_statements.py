@@ -22,20 +22,28 @@ from polyjoule.analysis.sim_state import CODE, Band, Index, PhaseState
 #: FIFO ids per PE in the (PE, FIFO) key of the FIFO occupancy events.
 FIFO_SLOTS = 1 << 8
 
-Condition = list[tuple[np.ndarray, int, bool]]
+Condition = list[tuple[list[tuple[int, int]], int, bool]]  # ((dim, coeff)..., const, eq)
 
 
 def condition(s: Any, dims: Sequence[str], values: Mapping[str, int]) -> Condition:
-    """A statement's ``when`` linearised over the dims (a conjunction)."""
-    return [(*lin(c.expr, dims, values), c.eq) for c in s.when]
+    """A statement's ``when`` (a conjunction) as the non-zero terms of each constraint."""
+    out: Condition = []
+    for c in s.when:
+        vec, const = lin(c.expr, dims, values)
+        out.append(([(l, int(v)) for l, v in enumerate(vec) if v], int(const), c.eq))
+    return out
 
 
 def instances(cond: Condition, c: np.ndarray) -> np.ndarray | None:
     """Which points (columns of ``c``) run the statement; None: all of them."""
     m: np.ndarray | None = None
-    for vec, const, eq in cond:
-        e = vec @ c + const
+    for terms, const, eq in cond:
+        e: Any = const
+        for l, v in terms:
+            e = e + (c[l] if v == 1 else v * c[l])
         hit = (e == 0) if eq else (e >= 0)
+        if np.ndim(hit) == 0:
+            hit = np.full(c.shape[1], bool(hit))
         m = hit if m is None else m & hit
     if m is not None and m.all():
         return None
@@ -93,42 +101,77 @@ def run_compute(st: PhaseState, s: Any, w: Instances, at: np.ndarray, done: np.n
         st.ops[op] = st.ops.get(op, 0) + w.n * q
 
 
-def run_transport(st: PhaseState, s: Any, w: Instances, d: np.ndarray, back: int,
-                  at: np.ndarray, done: np.ndarray) -> None:
+@dataclass(frozen=True)
+class Move:
+    """A transport's distance ``d``, the dims it moves along, how many wavefronts back its
+    source lies (``sigma . d``) and how far back in flat index (``strides . d``)."""
+
+    d: np.ndarray
+    dims: tuple[int, ...]
+    back: int
+    shift: int
+
+
+def run_transport(st: PhaseState, s: Any, w: Instances, mv: Move, at: np.ndarray,
+                  done: np.ndarray) -> None:
     """``x[i] = y[i-d]``: RD (``d = 0``), the PE's feedback FIFO (same PE) or output +
-    input port (neighbouring PE); any other PE is a causality error. The sources lie in
-    wavefront ``key - back`` (``back = sigma . d``)."""
+    input port (neighbouring PE); any other PE is a causality error."""
     assert s.source is not None
-    if not back:
+    if not mv.back:
         st.write(s.var, w.pos, st.read(s.source, st.band, at, s.id, w.pos), done, CODE["RD"], s.id)
         st.rd_vars.add(s.var)
         st.add(s.id, "RD", w.n)
         return
-    ext = st.ext[:, None]
-    src = w.c - d[:, None]
-    inside = np.all((src >= 0) & (src < ext), axis=0)
-    if not inside.all():
+    inside = _inside(st, w.c, mv)
+    if inside is None:
+        flat = st.band.flat[w.pos] - mv.shift
+        inside = np.ones(w.n, dtype=bool)
+    else:
         st.violate(f"{st.pra.name}: {s.id} reads {s.source} outside the iteration space",
                    int((~inside).sum()))
-        src = np.clip(src, 0, ext - 1)
-    band, pos, found = _locate(st, st.strides @ src, w.key - back, inside)
+        ext = st.ext[:, None]
+        flat = st.strides @ np.clip(w.c - mv.d[:, None], 0, ext - 1)
+    band, pos, found = _locate(st, flat, w.key - mv.back, inside)
     x = st.read(s.source, band, at, s.id, pos, found)
-    p = st.p[:, None]
-    dk = (w.c // p) - (src // p)
-    dk[~st.tiled] = 0
-    same = ~dk.any(axis=0)
-    far = np.abs(dk).max(axis=0) > 1
-    if far.any():
+    same, far = _hops(st, w.c, mv)
+    nfar = int(np.count_nonzero(far))
+    if nfar:
         st.violate(f"{st.pra.name}: {s.id} moves {s.source} between PEs that are not "
-                   f"neighbours ({int(far.sum())} values)", int(far.sum()))
-    nfd = int(same.sum())
+                   f"neighbours ({nfar} values)", nfar)
+    nfd = int(np.count_nonzero(same))
     if nfd and st.measure:  # FIFO occupancy: only when a declaration is checked
-        _fifo_events(st, s.id, src[:, same], w.start[same])
+        _fifo_events(st, s.id, (w.c - mv.d[:, None])[:, same], w.start[same])
     st.add(s.id, "FD", nfd)
     st.add(s.id, "OD", w.n - nfd)
     st.add(s.id, "ID", w.n - nfd)
-    code = np.where(same, CODE["FD"], CODE["ID"]).astype(np.int8)
+    code = np.where(same, np.int8(CODE["FD"]), np.int8(CODE["ID"]))
     st.write(s.var, w.pos, x, done, code, s.id, f"{st.pra.name}: {s.id} writes {s.var} twice")
+
+
+def _inside(st: PhaseState, c: np.ndarray, mv: Move) -> np.ndarray | None:
+    """Which sources ``c - d`` lie in the box; None: all of them."""
+    ok: np.ndarray | None = None
+    for l in mv.dims:
+        dl = int(mv.d[l])
+        hit = c[l] >= dl if dl > 0 else c[l] < int(st.ext[l]) + dl
+        ok = hit if ok is None else ok & hit
+    if ok is None or ok.all():
+        return None
+    return ok
+
+
+def _hops(st: PhaseState, c: np.ndarray, mv: Move) -> tuple[np.ndarray, np.ndarray]:
+    """(source on the same PE, source more than one PE away) per instance."""
+    same = np.ones(c.shape[1], dtype=bool)
+    far = np.zeros(c.shape[1], dtype=bool)
+    for l in mv.dims:
+        if not st.tiled[l]:
+            continue
+        q = int(st.p[l])
+        dk = c[l] // q - (c[l] - int(mv.d[l])) // q
+        same &= dk == 0
+        far |= np.abs(dk) > 1
+    return same, far
 
 
 def _locate(st: PhaseState, flat: np.ndarray, key: int, inside: np.ndarray

@@ -28,6 +28,7 @@ from polyjoule.analysis.sim_order import (
 from polyjoule.analysis.sim_state import Band, PhaseState
 from polyjoule.analysis.sim_statements import (
     Instances,
+    Move,
     condition,
     instances,
     run_compute,
@@ -102,12 +103,17 @@ class _Plan:
     def of(cls, pra: PRA, vals: Mapping[str, int], sig: np.ndarray, cs: ConcreteSchedule
            ) -> _Plan:
         by_id = {s.id: s for s in pra.statements}
+        ext = extents(pra, vals)
+        strides = [int(np.prod(ext[l + 1:])) for l in range(pra.n)]
         rows = []
         for sid in cs.timing.topo:
             s = by_id[sid]
-            d = np.array(s.dep, dtype=np.int64) if s.kind == "transport" else None
-            back = int(sig @ d) if d is not None else 0
-            rows.append((s, condition(s, pra.dim_names, vals), d, back,
+            mv = None
+            if s.kind == "transport":
+                d = np.array(s.dep, dtype=np.int64)
+                mv = Move(d, tuple(int(l) for l in np.flatnonzero(d)), int(sig @ d),
+                          int(sum(x * y for x, y in zip(strides, d.tolist(), strict=True))))
+            rows.append((s, condition(s, pra.dim_names, vals), mv,
                          cs.timing.tau[sid], cs.timing.w[sid]))
         return cls(rows)
 
@@ -115,10 +121,14 @@ class _Plan:
 def _wave(st: PhaseState, plan: _Plan, key: int, a: int, b: int) -> None:
     """Every statement's instances in wavefront ``key`` (positions [a, b) of the band)."""
     c = st.band.coords[:, a:b].astype(np.int64)
-    k = c // st.p[:, None]
-    start = st.lj @ (c - k * st.p[:, None]) + st.lk @ k + st.cs.offset
-    del k
-    for s, cond, d, back, tau, wq in plan.rows:
+    start = np.full(b - a, st.cs.offset, dtype=np.int64)
+    for l in range(c.shape[0]):
+        if st.tiled[l]:
+            k, j = np.divmod(c[l], st.p[l])
+            start += st.lj[l] * j + st.lk[l] * k
+        else:
+            start += st.lj[l] * c[l]
+    for s, cond, mv, tau, wq in plan.rows:
         m = instances(cond, c)
         if m is None:
             w = Instances(c, slice(a, b), start, key, b - a)
@@ -138,7 +148,7 @@ def _wave(st: PhaseState, plan: _Plan, key: int, a: int, b: int) -> None:
         elif s.kind == "compute":
             run_compute(st, s, w, at, done)
         else:
-            run_transport(st, s, w, d, back, at, done)
+            run_transport(st, s, w, mv, at, done)
 
 
 def _phase_state(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int], ext: list[int],
