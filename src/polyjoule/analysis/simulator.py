@@ -42,7 +42,7 @@ __all__ = ["MEMORY_LIMIT", "PhaseResult", "SimResult", "estimate_bytes", "estima
 #: Default memory bound of one simulation.
 MEMORY_LIMIT = 2 * 1024**3
 #: Largest band of a run (points): larger bands only cost cache, not time.
-CHUNK_MAX = 1 << 22
+CHUNK_MAX = 1 << 20
 #: Seconds per point and statement of the walk, measured on the project's machine.
 SECONDS_PER_INSTANCE = 1e-7
 _MAX_VIOLATIONS = 20
@@ -164,10 +164,12 @@ def plan(kernel: Kernel, values: Mapping[str, int], memory_limit: int = MEMORY_L
     fixed = _tensor_bytes(kernel, values)
     per_band = 0  # bytes per point of band held, over the phases' worst
     floor = 0     # bytes that do not shrink with the band: wavefront temporaries, a tile
+    box = 1       # a band never holds more than a phase's box
     for q, pra in enumerate(kernel.phases):
         ext = extents(pra, values)
         if not all(e > 0 for e in ext):
             continue
+        box = max(box, int(np.prod(ext)))
         sig = sigma(pra, ext)
         bands = reach(pra, sig) + 1
         widest = int(wavefront_sizes(sig, ext)[1].max())
@@ -181,8 +183,7 @@ def plan(kernel: Kernel, values: Mapping[str, int], memory_limit: int = MEMORY_L
     room = memory_limit - fixed - floor
     if per_band == 0:
         return Plan(chunk or CHUNK_MAX, fixed)
-    if chunk is None:
-        chunk = max(1, min(CHUNK_MAX, room // per_band))
+    chunk = min(chunk or max(1, room // per_band), CHUNK_MAX if chunk is None else box, box)
     need = fixed + floor + chunk * per_band
     if room < per_band or need > memory_limit:
         raise ResourceLimitError(
