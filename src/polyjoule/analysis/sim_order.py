@@ -122,60 +122,58 @@ def band_points(sig: np.ndarray, ext: Sequence[int], s0: int, s1: int,
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The domain's points with ``s0 <= sigma . i < s1`` as int32 columns, sorted by key
     and lexicographically within a key, and the key of each."""
-    n = len(ext)
-    part, total = _prefixes(sig, ext, s0, s1)
-    e, s = ext[-1], int(sig[-1])
-    if s > 0:
-        lo = np.clip(_ceil_div(s0 - total, s), 0, e)
-        hi = np.clip(_ceil_div(s1 - total, s), 0, e)
-    elif s < 0:
-        lo = np.clip(_ceil_div(total - s1 + 1, -s), 0, e)
-        hi = np.clip(_ceil_div(total - s0 + 1, -s), 0, e)
-    else:
-        lo, hi = np.zeros_like(total), np.full_like(total, e)
-    cnt = np.maximum(hi - lo, 0)
-    rep = np.repeat(np.arange(total.size, dtype=np.int32), cnt)
-    x = np.arange(rep.size, dtype=np.int32)
-    x -= np.repeat((np.cumsum(cnt) - cnt - lo).astype(np.int32), cnt)
-    narrow = np.int16 if s1 - s0 < 2**15 else np.int64
-    key = (total - s0).astype(narrow)[rep]
-    if s:
-        key += (s * x).astype(narrow)
-    order = np.argsort(key, kind="stable")
-    rep, x, key = rep[order], x[order], key[order]
-    del order
-    coords = np.empty((n, rep.size), dtype=np.int32)
-    for l in range(n - 1):
-        coords[l] = part[l][rep]
-    coords[n - 1] = x
-    del rep, x
-    keys = key.astype(np.int64) + s0
-    if domain:
-        inside = holds(domain, coords.astype(np.int64))
-        coords, keys = coords[:, inside], keys[inside]
-    return coords, keys
+    parts, keys = [], []
+    for key in range(s0, s1):
+        c = wave_points(sig, ext, key)
+        if domain and c.shape[1]:
+            c = c[:, holds(domain, c.astype(np.int64))]
+        if c.shape[1]:
+            parts.append(c)
+            keys.append(np.full(c.shape[1], key, dtype=np.int64))
+    if not parts:
+        return np.zeros((len(ext), 0), dtype=np.int32), np.zeros(0, dtype=np.int64)
+    if len(parts) == 1:
+        return parts[0], keys[0]
+    return np.concatenate(parts, axis=1), np.concatenate(keys)
 
 
-def _prefixes(sig: np.ndarray, ext: Sequence[int], s0: int, s1: int
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """The coordinates of all dims but the last (int32 rows) that some point of keys
-    ``[s0, s1)`` extends, in lexicographic order, and ``sigma . prefix`` of each."""
+def wave_points(sig: np.ndarray, ext: Sequence[int], key: int) -> np.ndarray:
+    """The box's points with ``sigma . i = key`` in lexicographic order (int32 columns):
+    dim by dim, each prefix extended by the range of values some completion admits."""
     n = len(ext)
-    part = np.zeros((0, 1), dtype=np.int32)
-    total = np.zeros(1, dtype=np.int64)
-    for l in range(n - 1):
+    rows: list[np.ndarray] = []
+    total = np.zeros(1, dtype=np.int64)  # sigma . prefix
+    for l in range(n):
         rest = [(min(0, int(s) * (e - 1)), max(0, int(s) * (e - 1)))
                 for s, e in zip(sig[l + 1:], ext[l + 1:], strict=True)]
-        rmin, rmax = sum(r[0] for r in rest), sum(r[1] for r in rest)
-        e, s = ext[l], int(sig[l])
-        rep = np.repeat(np.arange(total.size), e)
-        x = np.tile(np.arange(e, dtype=np.int32), total.size)
-        part = np.vstack([part[:, rep], x[None, :]])
-        total = total[rep] + s * x
-        keep = (total + rmin < s1) & (total + rmax >= s0)
-        if not keep.all():
-            part, total = part[:, keep], total[keep]
-    return part, total
+        low = key - sum(r[1] for r in rest)   # sigma . (prefix, x) must lie in [low, high]
+        high = key - sum(r[0] for r in rest)
+        lo, hi = _admitted(total, int(sig[l]), ext[l], low, high)
+        if l == n - 1 and abs(int(sig[l])) == 1:  # one value at most: select, not repeat
+            keep = hi > lo
+            rows = [r[keep] for r in rows]
+            rows.append(lo[keep].astype(np.int32))
+            break
+        cnt = np.maximum(hi - lo, 0)
+        x = np.arange(int(cnt.sum()), dtype=np.int64)
+        x -= np.repeat(np.cumsum(cnt) - cnt - lo, cnt)
+        rows = [np.repeat(r, cnt) for r in rows]
+        rows.append(x.astype(np.int32))
+        total = np.repeat(total, cnt) + int(sig[l]) * x
+    return np.stack(rows) if rows else np.zeros((0, 1), dtype=np.int32)
+
+
+def _admitted(total: np.ndarray, s: int, e: int, low: int, high: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Per prefix, the range ``[lo, hi)`` of ``0 <= x < e`` with ``low <= total + s x <= high``."""
+    if s > 0:
+        lo, hi = _ceil_div(low - total, s), (high - total) // s + 1
+    elif s < 0:
+        lo, hi = _ceil_div(total - high, -s), (total - low) // -s + 1
+    else:
+        ok = (total >= low) & (total <= high)
+        return np.zeros_like(total), np.where(ok, e, 0)
+    return np.clip(lo, 0, e), np.clip(hi, 0, e)
 
 
 def _ceil_div(a: np.ndarray, b: int) -> np.ndarray:
