@@ -57,7 +57,7 @@ def simulation_progress(kernel: Kernel, values: Mapping[str, int], enabled: bool
     est = estimate_seconds(kernel, values)
     if est >= delay:
         con.print(f"simulating {kernel.name}: {iterations(kernel, values):,} points, "
-                  f"about {duration(est)} (estimate)")
+                  f"about {duration(est)} (estimate)", highlight=False)
     bar = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                    TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                    console=con, transient=True)
