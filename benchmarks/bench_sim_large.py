@@ -96,6 +96,7 @@ def compare(rev: str, repeat: int) -> list[dict]:
                     raise SystemExit(got["stderr"])
                 res = json.loads(got["stdout"])
                 best[label] = min(best.get(label, 1e9), res["seconds"])
+                best[label + "_cpu"] = min(best.get(label + "_cpu", 1e9), got["cpu_s"])
                 best[label + "_rss_mib"] = max(best.get(label + "_rss_mib", 0), got["peak_rss_mib"])
                 key = (json.dumps(res["counts"], sort_keys=True), res["makespan"], res["ok"])
                 same = key if same is None else same

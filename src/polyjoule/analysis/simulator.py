@@ -43,8 +43,10 @@ __all__ = ["MEMORY_LIMIT", "PhaseResult", "SimResult", "estimate_bytes", "estima
 MEMORY_LIMIT = 2 * 1024**3
 #: Largest band of a run (points): larger bands only cost cache, not time.
 CHUNK_MAX = 1 << 20
-#: Seconds per point and statement of the walk, measured on the project's machine.
-SECONDS_PER_INSTANCE = 1e-7
+#: CPU seconds per point and statement of the walk on the project's machine (gemm on 16x16:
+#: 2.5e-8 at LARGE, 2.9e-8 at 1/8 of LARGE; benchmarks/bench_sim_large.py). A loaded
+#: machine's wall time is a multiple of it; the progress bar shows the actual rate.
+SECONDS_PER_INSTANCE = 2.5e-8
 _MAX_VIOLATIONS = 20
 
 
