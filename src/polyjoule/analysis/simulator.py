@@ -143,7 +143,8 @@ def estimate_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
 
 
 def estimate_seconds(kernel: Kernel, values: Mapping[str, int]) -> float:
-    """A run's time on the project's machine, from its points and statements."""
+    """A run's time on an unloaded core of the project's machine, from its points and
+    statements (:data:`SECONDS_PER_INSTANCE`)."""
     return sum(SECONDS_PER_INSTANCE * len(pra.statements)
                * int(np.prod([max(0, e) for e in extents(pra, values)]))
                for pra in kernel.phases)
