@@ -96,11 +96,11 @@ def _peak(name: str, array, values, chunk: int) -> int:  # type: ignore[no-untyp
 
 def test_peak_memory_follows_the_band_not_the_problem() -> None:
     """gemm N^3 on 8x8 in bands of 4096 points: 8x the points costs about 4x the memory
-    (the widest wavefront, one tile and the matrices grow as N^2), far below what holding
+    (the widest wavefront and the matrices grow as N^2), far below what holding
     every point would need; larger bands cost more at the same size."""
     small = _peak("gemm", (8, 8), {"NI": 64, "NJ": 64, "NK": 64}, 4096)
     large = _peak("gemm", (8, 8), {"NI": 128, "NJ": 128, "NK": 128}, 4096)
-    assert large < 5.5 * small, (small, large)
+    assert large < 4.5 * small, (small, large)  # measured 2.2x; N^3 would be 8x
     assert large < estimate_bytes(registry.get("gemm"), {"NI": 128, "NJ": 128, "NK": 128}) / 20
     wide = _peak("gemm", (8, 8), {"NI": 128, "NJ": 128, "NK": 128}, 1 << 21)
     assert wide > 3 * large, (large, wide)
