@@ -10,10 +10,14 @@ a sweep through its ``progress`` callback, and both feed the same bar.
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from polyjoule.model.pra import Kernel
 
 #: Set by ``--progress`` (an option callback): show the bar even when stderr is no terminal.
 _FORCED = {"on": False}
@@ -28,7 +32,7 @@ def progress_option(value: bool) -> bool:
 class LazyProgress:
     """A rich progress bar on stderr that appears only once a run has taken ``delay`` s."""
 
-    def __init__(self, delay: float = 1.0, force: bool | None = None):
+    def __init__(self, delay: float = 1.0, force: bool | None = None, console: Any = None):
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -39,7 +43,7 @@ class LazyProgress:
         )
 
         force = _FORCED["on"] if force is None else force
-        console = Console(stderr=True, force_terminal=True if force else None)
+        console = console or Console(stderr=True, force_terminal=True if force else None)
         self.enabled = force or console.is_terminal
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=console, transient=True,
@@ -49,7 +53,9 @@ class LazyProgress:
         self.lock = threading.Lock()
         self.timer = threading.Timer(delay, self._start)
         self.timer.daemon = True
-        if self.enabled:
+        if self.enabled and delay <= 0:
+            self._start()
+        elif self.enabled:
             self.timer.start()
 
     def _start(self) -> None:
@@ -85,5 +91,46 @@ def progress_bar(label: str | None = None, delay: float = 1.0) -> Iterator[LazyP
     try:
         with reporting(bar):
             yield bar
+    finally:
+        bar.close()
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def wanted(flag: bool | None, as_json: bool) -> bool:
+    """``--progress``/``--no-progress`` as given; else on a terminal, and not with --json."""
+    if flag is not None:
+        return flag
+    return not as_json and sys.stderr.isatty()
+
+
+@contextmanager
+def simulation_progress(kernel: Kernel, values: Mapping[str, int], enabled: bool,
+                        delay: float = 1.0,
+                        console: Any = None) -> Iterator[Callable[[int, int], None] | None]:
+    """The simulator's time estimate (printed before the run) and a ``report(done, total)``
+    callback feeding the one bar; None when not ``enabled``."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+
+    from polyjoule.analysis.simulator import estimate_seconds, iterations
+
+    con = console or Console(stderr=True, highlight=False)
+    est = estimate_seconds(kernel, values)
+    if est >= delay:
+        con.print(f"simulating {kernel.name}: {iterations(kernel, values):,} points, "
+                  f"about {duration(est)} (estimate)", highlight=False)
+    bar = LazyProgress(delay, force=True, console=con)
+    try:
+        yield lambda done, total: bar("simulating", done, total)
     finally:
         bar.close()

@@ -95,17 +95,21 @@ def simulate(
     order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
     memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
+    chunk: int | None = typer.Option(None, "--chunk", min=1, help="Points per streamed band (default: as many as --memory-limit allows)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Time estimate and progress bar on stderr (default: on a terminal, not with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
 ) -> None:
     """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
     from polyjoule.analysis.simulator import simulate as run
+    from polyjoule.cli._progress import simulation_progress, wanted
 
     k, arr, tl = _common(kernel, einsum, extents, array, tile)
     values = _values(k, set_, None, dataset)
-    r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
-            op_latency=_op_latency(op_latency), seed=seed,
-            memory_limit=int(memory_gib * 2**30))
+    with simulation_progress(k, values, wanted(progress, as_json)) as report:
+        r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
+                op_latency=_op_latency(op_latency), seed=seed,
+                memory_limit=int(memory_gib * 2**30), chunk=chunk, progress=report)
     if as_json:
         typer.echo(dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
     else:
@@ -128,6 +132,8 @@ def validate(
     energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
     memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
+    chunk: int | None = typer.Option(None, "--chunk", min=1, help="Points per streamed band (default: as many as --memory-limit allows)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Time estimate and progress bar on stderr (default: on a terminal, not with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
 ) -> None:
@@ -135,12 +141,15 @@ def validate(
     from polyjoule.analysis import analyze
     from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
     from polyjoule.analysis.simulator import simulate as run
+    from polyjoule.cli._progress import simulation_progress, wanted
     from polyjoule.cli.symbolic import resolve_table
 
     k, arr, tl = _common(kernel, einsum, extents, array, tile)
     values = _values(k, set_, sizes, dataset)
     table = resolve_table(array, energy_table)
-    r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))
+    with simulation_progress(k, values, wanted(progress, as_json)) as report:
+        r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30),
+                chunk=chunk, progress=report)
     a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
     sym = a.evaluate(values)
     latency = kernel_latency(kernel_schedules(k, arr, tl), values)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from polyjoule.analysis.schedule import kernel_schedules
-from polyjoule.analysis.simulator import _run_phase, estimate_bytes, simulate
+from polyjoule.analysis.sim_walk import run_phase
+from polyjoule.analysis.simulator import estimate_bytes, simulate
 from polyjoule.errors import ResourceLimitError
 from polyjoule.library import kernels as registry
 
@@ -61,10 +62,10 @@ def test_causality_violations_are_caught() -> None:
     dram = {"A": np.ones((6, 6)), "B": np.ones((6, 6)), "X": np.ones(6), "Y": np.zeros(6)}
     written = {n: np.ones(a.shape, dtype=bool) for n, a in dram.items()}
     msgs: list[str] = []
-    _run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
+    run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
     assert any("before it is ready" in m for m in msgs), msgs
     msgs.clear()
-    _run_phase(k.phases[0], good, vals, dram, written, lambda m, n: msgs.append(m))
+    run_phase(k.phases[0], good, vals, dram, written, lambda m, n: msgs.append(m))
     assert msgs == []
 
 
@@ -77,7 +78,7 @@ def test_non_neighbour_transfers_are_caught() -> None:
     dram = {"A": np.ones(12), "B": np.ones(12)}
     written = {n: np.ones(a.shape, dtype=bool) for n, a in dram.items()}
     msgs: list[str] = []
-    _run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
+    run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
     assert any("not neighbours" in m for m in msgs), msgs
 
 
@@ -109,7 +110,7 @@ def test_pipeline_interval_is_checked() -> None:
     dram = {"A": np.ones((4, 4)), "B": np.ones((4, 4)), "X": np.ones(4), "Y": np.zeros(4)}
     written = {n: np.ones(a.shape, dtype=bool) for n, a in dram.items()}
     msgs: list[str] = []
-    _run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
+    run_phase(k.phases[0], bad, vals, dram, written, lambda m, n: msgs.append(m))
     assert any("cycles apart" in m for m in msgs), msgs
 
 
