@@ -1,4 +1,5 @@
-"""PolyBench/C 4.2.1 kernel files as distributed (``polybench_c/``, see its ``make_corpus.py``):
+"""PolyBench/C 4.2.1 kernel files as distributed (``polybench_c/``: the suite's files unchanged,
+with its ``LICENSE.txt``; ``polybench_texts.json`` is an extract of ``shared/data/polybench.json``):
 every file is read through its comments, headers and macros to the scop region, and either
 localises (its counts then equal the built-in kernel's at MINI on 4x4) or is refused with the
 kernel's own reason."""
