@@ -222,6 +222,8 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
         shape = tuple(int(s.evaluate(vals)) for s in t.shape)
         if t.kind in ("input", "inout"):
             inputs[name] = rng.uniform(0.5, 1.5, size=shape)
+            if len(shape) == 2 and shape[0] == shape[1]:  # dominant diagonal: SPD for cholesky
+                inputs[name] += np.eye(shape[0]) * shape[0]
             dram[name] = inputs[name].copy()
             written[name] = np.ones(shape, dtype=bool)
         else:

@@ -195,3 +195,35 @@ REFERENCES: dict[str, Reference] = {
     "gemver": _gemver, "doitgen": _doitgen, "seidel-2d": _seidel_2d, "heat-3d": _heat_3d,
     "covariance": _covariance, "fdtd-2d": _fdtd_2d, "deriche": _deriche,
 }
+
+
+def _minus_in_order(x: float, products: np.ndarray) -> float:
+    """``x -= p`` for each product in turn, rounding as the C loop does."""
+    for p in products:
+        x = x - p
+    return x
+
+
+def _lu(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's loops (i, j, k), no pivoting: L below the diagonal, U on and above it."""
+    a = np.array(t["A"], dtype=np.float64)
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :j] * a[:j, j]) / a[j, j]
+        for j in range(i, n):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :i] * a[:i, j])
+    return {"A": a}
+
+
+def _cholesky(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's loops (i, j, k) on the lower triangle; the upper one keeps its input."""
+    a = np.array(t["A"], dtype=np.float64)
+    for i in range(a.shape[0]):
+        for j in range(i):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :j] * a[j, :j]) / a[j, j]
+        a[i, i] = np.sqrt(_minus_in_order(a[i, i], a[i, :i] * a[i, :i]))
+    return {"A": a}
+
+
+REFERENCES.update({"lu": _lu, "cholesky": _cholesky})
