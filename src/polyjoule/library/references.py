@@ -227,3 +227,15 @@ def _cholesky(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, 
 
 
 REFERENCES.update({"lu": _lu, "cholesky": _cholesky})
+
+
+def _floyd_warshall(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's in-place loops (k, i, j), one row at a time."""
+    p = np.array(t["path"], dtype=np.float64)
+    for k in range(p.shape[0]):
+        for i in range(p.shape[0]):
+            p[i, :] = np.minimum(p[i, :], p[i, k] + p[k, :])
+    return {"path": p}
+
+
+REFERENCES["floyd-warshall"] = _floyd_warshall
