@@ -239,3 +239,18 @@ def _floyd_warshall(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict
 
 
 REFERENCES["floyd-warshall"] = _floyd_warshall
+
+
+def _ludcmp(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's three loops: LU in place, then forward and backward substitution."""
+    a = _lu({"A": t["A"]}, s)["A"]
+    n, b = a.shape[0], np.asarray(t["b"], dtype=np.float64)
+    y, x = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        y[i] = _minus_in_order(b[i], a[i, :i] * y[:i])
+    for i in range(n - 1, -1, -1):
+        x[i] = _minus_in_order(y[i], a[i, i + 1:] * x[i + 1:]) / a[i, i]
+    return {"A": a, "y": y, "x": x}
+
+
+REFERENCES["ludcmp"] = _ludcmp
