@@ -254,3 +254,19 @@ def _ludcmp(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np
 
 
 REFERENCES["ludcmp"] = _ludcmp
+
+
+def _correlation(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """Pearson correlation with PolyBench's guard: a near-constant column divides by 1."""
+    data = np.array(t["data"], dtype=np.float64)
+    n = s["float_n"]
+    mean = data.sum(axis=0) / n
+    std = np.sqrt(((data - mean) ** 2).sum(axis=0) / n)
+    std = np.where(std <= s["eps"], 1.0, std)
+    data = (data - mean) / (np.sqrt(n) * std)
+    corr = data.T @ data
+    np.fill_diagonal(corr, 1.0)
+    return {"mean": mean, "stddev": std, "data": data, "corr": corr}
+
+
+REFERENCES["correlation"] = _correlation
