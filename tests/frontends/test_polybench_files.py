@@ -239,7 +239,8 @@ def files_table() -> str:
                          include_dirs=[UTIL, FILES[name].parent])
         except SpecError as e:
             reason = str(e).replace("|", "\\|")
-            rows.append(f"| `{rel}` | refused ({type(e).__name__}) | `{reason}` |")
+            built = ", kernel built in" if name in registry.names() else ""
+            rows.append(f"| `{rel}` | refused ({type(e).__name__}{built}) | `{reason}` |")
             continue
         same = " (= built-in counts)" if name in registry.names() else ""
         same = " (= built-in counts, 1 mul more per point)" if name == "syr2k" else same
