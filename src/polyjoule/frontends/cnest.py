@@ -32,6 +32,7 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
@@ -444,11 +445,17 @@ def _function(tree: c_ast.FileAST, filename: str) -> tuple[c_ast.FuncDef, str]:
     return fn, re.sub(r"^kernel_", "", name)
 
 
-def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]]:
-    """The top-level loop nests of the body, each as its loops and statements."""
-    for x in body:
+def _top_nests(body: list[Any], ctx: _Ctx,
+               scratch: set[str]) -> list[tuple[list[Loop], list[Stmt]]]:
+    """The top-level loop nests of the body, each as its loops and statements (scratch
+    arrays expanded where each iteration of the loops around them owns its copy)."""
+    touched = [arrays_in(x) for x in body]
+    for k, x in enumerate(body):
         if isinstance(x, c_ast.For):
-            _precheck(x, ctx)
+            elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
+            expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
+            for y in distribute(x):
+                _precheck(y, ctx)
     found: list[tuple[list[Loop], list[Stmt]]] = []
     for x in body:
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
@@ -532,7 +539,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
-    phases = _phases(_top_nests(body, ctx))
+    scratch = set(ctx.temporaries)
+    if src.live_out is not None:
+        scratch |= set(ctx.shapes) - src.live_out
+    phases = _phases(_top_nests(body, ctx, scratch))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
     dtype = dtype or _dtype(ctx, phases, src.data_type)
