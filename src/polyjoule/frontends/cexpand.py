@@ -113,8 +113,10 @@ def _privatisable(sites: list[_Site]) -> list[c_ast.For]:
             break
     subs_vars = {n for s in sites for n in s.names}
     outer = [lp for lp in common if _loop_var(lp) not in subs_vars]
-    if not outer or outer != common[:len(outer)] or not sites[0].plain_write or len({s.subscripts for s in sites}) != 1:
+    if not outer or outer != common[:len(outer)]:  # the expanded indices lead
         return []
+    if not sites[0].plain_write or len({s.subscripts for s in sites}) != 1:
+        return []  # the first access must overwrite what every later one touches
     ranges = {tuple(_header(lp) for lp in s.loops[len(common):] if _loop_var(lp) in subs_vars)
               for s in sites}
     return outer if len(ranges) == 1 else []
