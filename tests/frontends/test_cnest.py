@@ -426,3 +426,16 @@ void f(int N, double A[N][N], double y[N]) {
     a, y = rng.uniform(size=(4, 4)), rng.uniform(size=4)
     out = execute(k, {"N": 4}, {"A": a, "y": y})
     np.testing.assert_allclose(out["y"], y + a.T @ a.sum(axis=1), rtol=1e-12)
+
+
+def test_a_ternary_on_a_comparison_is_a_select() -> None:
+    """PolyBench's guards (correlation's ``stddev <= eps ? 1.0 : stddev``) become ``select``."""
+    text = """void guard(int N, double x[N], double y[N], double eps) {
+  for (int i = 0; i < N; i++)
+    y[i] = x[i] <= eps ? 1.0 : x[i] * 2.0;
+}"""
+    ph = c_kernel(text, "g.c").phases[0]
+    (s,) = [s for s in ph.statements if s.kind == "compute"]
+    assert dict(s.expr.ops) == {"select": 1, "mul": 1}
+    got = s.expr.evaluate({"x": np.array([0.5, 1.0, 3.0])}, {"eps": 1.0})
+    np.testing.assert_array_equal(got, [1.0, 1.0, 6.0])

@@ -21,6 +21,7 @@ PLAN["fdtd-2d"] = [((1, 3), BOTH), ((1, 4), BOTH)]
 # beyond the brief's kernel list, trimmed to keep the suite within its time budget:
 PLAN["seidel-2d"] = [((1, 3), BOTH), ((1, 4), ("MINI",))]
 PLAN["heat-3d"] = [((1, 3), ("SMALL",))]
+PLAN["floyd-warshall"] = [((2, 2), BOTH), ((1, 4), ("MINI",))]  # SMALL: 5.8M points, ~80 s
 
 
 @pytest.mark.parametrize("name, array, datasets",

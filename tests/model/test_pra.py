@@ -67,7 +67,7 @@ def test_analyze_refuses_double_writer_exit_2(tmp_path):
 
 
 def test_every_builtin_has_one_writer_per_point():
-    assert len(names()) == 21
+    assert len(names()) == 26
     for n in names():
         assert get(n).phases
 
@@ -130,6 +130,6 @@ def test_guarded_dependence_still_loads(tmp_path):
 
 
 def test_every_builtin_kernel_passes_the_semantic_checks():
-    assert len(names()) == 21
+    assert len(names()) == 26
     for n in names():
         assert get(n).phases

@@ -288,6 +288,8 @@ def _tensors(kernel: Kernel, vals: Mapping[str, int], rng: np.random.Generator
         shape = tuple(int(s.evaluate(vals)) for s in t.shape)
         if t.kind in ("input", "inout"):
             inputs[name] = rng.uniform(0.5, 1.5, size=shape)
+            if len(shape) == 2 and shape[0] == shape[1]:  # dominant diagonal: SPD for cholesky
+                inputs[name] += np.eye(shape[0]) * shape[0]
             dram[name] = inputs[name].copy()
             written[name] = np.ones(shape, dtype=bool)
         else:

@@ -32,7 +32,9 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
+from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.specfile import check_expression
@@ -45,6 +47,8 @@ _GEN = c_generator.CGenerator()
 #: Values given to scalars that the source does not initialise (the PolyBench defaults).
 DEFAULT_SCALARS = {"alpha": 1.5, "beta": 1.2}
 _CALLS = {"sqrt", "max", "min", "relu"}
+_COMPARE = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE(), "==": ast.Eq(),
+            "!=": ast.NotEq()}
 
 
 def _strip(text: str) -> str:
@@ -260,12 +264,17 @@ class _ExprConv:
             return ast.UnaryOp(ast.USub(), inner) if node.op == "-" else inner
         if isinstance(node, c_ast.Cast):
             return self.conv(node.expr)
+        if isinstance(node, c_ast.TernaryOp) and isinstance(node.cond, c_ast.BinaryOp) \
+                and node.cond.op in _COMPARE:  # a data-dependent select
+            test = ast.Compare(self.conv(node.cond.left), [_COMPARE[node.cond.op]],
+                               [self.conv(node.cond.right)])
+            return ast.IfExp(test, self.conv(node.iftrue), self.conv(node.iffalse))
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
                 and node.name.name in _CALLS and node.args is not None:
             return ast.Call(ast.Name(id=node.name.name, ctx=ast.Load()),
                             [self.conv(a) for a in node.args.exprs], [])
         raise SpecError(f"{w}: unsupported expression {_GEN.visit(node)!r} (use + - * /, "
-                        f"sqrt, max, min)")
+                        f"sqrt, max, min, a <= b ? x : y)")
 
 
 def _statement(node: Any, ctx: _Ctx, loops: list[str], depth: int, position: str) -> Stmt:
@@ -363,27 +372,6 @@ def _precheck(top: Any, ctx: _Ctx) -> None:
     check_uniform(Nest("precheck", (), (), tuple(stmts)))
 
 
-def _range_of(a: Access, loops: list[Loop]) -> tuple[tuple[Affine, Affine], ...]:
-    """Per subscript of a written access (plain loop indices): the loop's bounds, or None."""
-    by = {lp.name: lp for lp in loops}
-    out = []
-    for x in a.index:
-        name = x.terms[0][0] if len(x.terms) == 1 and x.terms[0][1] == 1 and not x.const else None
-        lp = by.get(name) if name else None
-        out.append((lp.lower, lp.upper) if lp is not None else (x, x))
-    return tuple(out)
-
-
-def _fmt_range(r: tuple[tuple[Affine, Affine], ...]) -> str:
-    return " x ".join(f"[{lo}, {hi}]" for lo, hi in r)
-
-
-def _is_zero_init(stmts: list[Stmt]) -> bool:
-    return bool(stmts) and all(
-        s.op == "=" and isinstance(s.expr, ast.Constant) and s.expr.value == 0 for s in stmts
-    )
-
-
 def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:
     """An array declaration's dimensions (recording its element type), or None."""
     t, out = decl.type, []
@@ -444,11 +432,17 @@ def _function(tree: c_ast.FileAST, filename: str) -> tuple[c_ast.FuncDef, str]:
     return fn, re.sub(r"^kernel_", "", name)
 
 
-def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]]:
-    """The top-level loop nests of the body, each as its loops and statements."""
-    for x in body:
+def _top_nests(body: list[Any], ctx: _Ctx,
+               scratch: set[str]) -> list[tuple[list[Loop], list[Stmt]]]:
+    """The top-level loop nests of the body, each as its loops and statements (scratch
+    arrays expanded where each iteration of the loops around them owns its copy)."""
+    touched = [arrays_in(x) for x in body]
+    for k, x in enumerate(body):
         if isinstance(x, c_ast.For):
-            _precheck(x, ctx)
+            elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
+            expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
+            for y in distribute(x):
+                _precheck(y, ctx)
     found: list[tuple[list[Loop], list[Stmt]]] = []
     for x in body:
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
@@ -462,37 +456,7 @@ def _top_nests(body: list[Any], ctx: _Ctx) -> list[tuple[list[Loop], list[Stmt]]
     return fuse_inits(found)
 
 
-_Phase = tuple[list[Loop], list[Stmt], set[str]]
-
-
-def _phases(found: list[tuple[list[Loop], list[Stmt]]]) -> list[_Phase]:
-    """Top-level nests that only zero arrays initialise the accumulators of later nests;
-    every other nest is a phase, with the arrays zero when it starts."""
-    phases: list[_Phase] = []
-    zero: set[str] = set()
-    zero_range: dict[str, tuple[tuple[Affine, Affine], ...]] = {}
-    for loops, stmts in found:
-        if _is_zero_init(stmts):
-            for st in stmts:
-                zero.add(st.target.tensor)
-                zero_range[st.target.tensor] = _range_of(st.target, loops)
-            continue
-        for st in stmts:  # a zero initialisation must cover what this nest accumulates
-            if st.target.tensor in zero and st.position == "body":
-                want = _range_of(st.target, loops)
-                if zero_range[st.target.tensor] != want:
-                    raise SpecError(
-                        f"{st.where}: {st.target} accumulates over "
-                        f"{_fmt_range(want)} but the loop zeroing {st.target.tensor} covers "
-                        f"{_fmt_range(zero_range[st.target.tensor])}"
-                    )
-        phases.append((loops, stmts, set(zero)))
-        # a later phase reads what this one wrote from DRAM: it is no longer zero
-        zero -= {s.target.tensor for s in stmts}
-    return phases
-
-
-def _temporaries(phases: list[_Phase], ctx: _Ctx) -> frozenset[str]:
+def _temporaries(phases: list[Phase], ctx: _Ctx) -> frozenset[str]:
     """A local array used by one phase only never touches DRAM; shared ones pass through it."""
     users: dict[str, int] = {}
     for _loops, stmts, _z in phases:
@@ -510,7 +474,7 @@ def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
     return used
 
 
-def _dtype(ctx: _Ctx, phases: list[_Phase], fallback: str | None) -> str:
+def _dtype(ctx: _Ctx, phases: list[Phase], fallback: str | None) -> str:
     """The declared element type of the arrays the kernel writes (then of any array)."""
     written = [s.target.tensor for _l, stmts, _z in phases for s in stmts]
     for name in [*written, *sorted(ctx.types)]:
@@ -532,7 +496,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
-    phases = _phases(_top_nests(body, ctx))
+    scratch = set(ctx.temporaries)
+    if src.live_out is not None:
+        scratch |= set(ctx.shapes) - src.live_out
+    phases = phases_of(_top_nests(body, ctx, scratch))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
     dtype = dtype or _dtype(ctx, phases, src.data_type)

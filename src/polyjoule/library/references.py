@@ -195,3 +195,78 @@ REFERENCES: dict[str, Reference] = {
     "gemver": _gemver, "doitgen": _doitgen, "seidel-2d": _seidel_2d, "heat-3d": _heat_3d,
     "covariance": _covariance, "fdtd-2d": _fdtd_2d, "deriche": _deriche,
 }
+
+
+def _minus_in_order(x: float, products: np.ndarray) -> float:
+    """``x -= p`` for each product in turn, rounding as the C loop does."""
+    for p in products:
+        x = x - p
+    return x
+
+
+def _lu(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's loops (i, j, k), no pivoting: L below the diagonal, U on and above it."""
+    a = np.array(t["A"], dtype=np.float64)
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :j] * a[:j, j]) / a[j, j]
+        for j in range(i, n):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :i] * a[:i, j])
+    return {"A": a}
+
+
+def _cholesky(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's loops (i, j, k) on the lower triangle; the upper one keeps its input."""
+    a = np.array(t["A"], dtype=np.float64)
+    for i in range(a.shape[0]):
+        for j in range(i):
+            a[i, j] = _minus_in_order(a[i, j], a[i, :j] * a[j, :j]) / a[j, j]
+        a[i, i] = np.sqrt(_minus_in_order(a[i, i], a[i, :i] * a[i, :i]))
+    return {"A": a}
+
+
+REFERENCES.update({"lu": _lu, "cholesky": _cholesky})
+
+
+def _floyd_warshall(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's in-place loops (k, i, j), one row at a time."""
+    p = np.array(t["path"], dtype=np.float64)
+    for k in range(p.shape[0]):
+        for i in range(p.shape[0]):
+            p[i, :] = np.minimum(p[i, :], p[i, k] + p[k, :])
+    return {"path": p}
+
+
+REFERENCES["floyd-warshall"] = _floyd_warshall
+
+
+def _ludcmp(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """PolyBench's three loops: LU in place, then forward and backward substitution."""
+    a = _lu({"A": t["A"]}, s)["A"]
+    n, b = a.shape[0], np.asarray(t["b"], dtype=np.float64)
+    y, x = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        y[i] = _minus_in_order(b[i], a[i, :i] * y[:i])
+    for i in range(n - 1, -1, -1):
+        x[i] = _minus_in_order(y[i], a[i, i + 1:] * x[i + 1:]) / a[i, i]
+    return {"A": a, "y": y, "x": x}
+
+
+REFERENCES["ludcmp"] = _ludcmp
+
+
+def _correlation(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """Pearson correlation with PolyBench's guard: a near-constant column divides by 1."""
+    data = np.array(t["data"], dtype=np.float64)
+    n = s["float_n"]
+    mean = data.sum(axis=0) / n
+    std = np.sqrt(((data - mean) ** 2).sum(axis=0) / n)
+    std = np.where(std <= s["eps"], 1.0, std)
+    data = (data - mean) / (np.sqrt(n) * std)
+    corr = data.T @ data
+    np.fill_diagonal(corr, 1.0)
+    return {"mean": mean, "stddev": std, "data": data, "corr": corr}
+
+
+REFERENCES["correlation"] = _correlation

@@ -22,7 +22,10 @@ from polyjoule.errors import SpecError
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max", "abs": "abs"}
 _UNARY = frozenset({"sqrt", "relu", "abs"})  # one argument; max and min take two or more
-OPS = frozenset(_BINOPS.values()) | frozenset(_CALLS.values())  # names --op-latency accepts
+#: a data-dependent select ``a if x <= y else b`` (correlation's guard): one compare and a mux
+_COMPARE = {ast.Lt: np.less, ast.LtE: np.less_equal, ast.Gt: np.greater,
+            ast.GtE: np.greater_equal, ast.Eq: np.equal, ast.NotEq: np.not_equal}
+OPS = frozenset(_BINOPS.values()) | frozenset(_CALLS.values()) | {"select"}  # --op-latency names
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,10 @@ def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], wher
             ops[_CALLS[node.func.id]] += max(1, len(node.args) - 1)
             for a in node.args:
                 walk(a)
+        elif _is_select(node):
+            ops["select"] += 1
+            for a in (node.test.left, node.test.comparators[0], node.body, node.orelse):
+                walk(a)
         elif isinstance(node, ast.Name):
             if node.id in variables:
                 operands.append(node.id)
@@ -74,7 +81,7 @@ def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], wher
             raise SpecError(f"{where}: unsupported construct {ast.unparse(node)!r} in {text!r}")
 
     walk(tree)
-    if not operands:
+    if not operands and not isinstance(tree, ast.Constant):  # a literal alone is an immediate
         raise SpecError(f"{where}: expression {text!r} reads no variable")
     return Expr(text, tree, tuple(operands), tuple(sorted(ops.items())))
 
@@ -86,7 +93,17 @@ def _check_arity(name: str, n: int, text: str, where: str) -> None:
         raise SpecError(f"{where}: {name} takes two or more arguments, not {n}, in {text!r}")
 
 
+def _is_select(node: ast.AST) -> bool:
+    return (isinstance(node, ast.IfExp) and isinstance(node.test, ast.Compare)
+            and len(node.test.ops) == 1 and type(node.test.ops[0]) in _COMPARE)
+
+
 def _eval(node: Any, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
+    if isinstance(node, ast.IfExp):
+        cmp = _COMPARE[type(node.test.ops[0])]
+        test = cmp(_eval(node.test.left, values, scalars),
+                   _eval(node.test.comparators[0], values, scalars))
+        return np.where(test, _eval(node.body, values, scalars), _eval(node.orelse, values, scalars))
     if isinstance(node, ast.BinOp):
         a, b = _eval(node.left, values, scalars), _eval(node.right, values, scalars)
         op = _BINOPS[type(node.op)]

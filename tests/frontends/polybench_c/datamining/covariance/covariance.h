@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _COVARIANCE_H
 # define _COVARIANCE_H
 
@@ -21,33 +20,34 @@
 #  ifdef MINI_DATASET
 #   define M 28
 #   define N 32
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define M 80
 #   define N 100
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define M 240
 #   define N 260
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define M 1200
 #   define N 1400
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define M 2600
 #   define N 3000
-#  endif 
+#  endif
 
 
 #endif /* !(M N) */
 
 # define _PB_M POLYBENCH_LOOP_BOUND(M,m)
 # define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

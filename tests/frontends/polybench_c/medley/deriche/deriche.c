@@ -23,63 +23,52 @@
 
 /* Array initialization. */
 static
-void init_array(int w,
-		int h,
-		DATA_TYPE *alpha,
-		DATA_TYPE POLYBENCH_2D(imgIn,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y1,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y2,W,H,w,h))
+void init_array (int w, int h, DATA_TYPE* alpha,
+		 DATA_TYPE POLYBENCH_2D(imgIn,W,H,w,h),
+		 DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h))
 {
-  int i, j, k, l;
+  int i, j;
 
-  *alpha = 1.5;
+  *alpha=0.25; //parameter of the filter
+
+  //input should be between 0 and 1 (grayscale image pixel)
   for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      imgIn[i][j] = (DATA_TYPE) ((i*5+1) % w) / w;
-  for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      imgOut[i][j] = (DATA_TYPE) ((i*6+1) % w) / w;
-  for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      y1[i][j] = (DATA_TYPE) ((i*2+1) % w) / w;
-  for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      y2[i][j] = (DATA_TYPE) ((i*2+1) % w) / w;
+     for (j = 0; j < h; j++)
+	imgIn[i][j] = (DATA_TYPE) ((313*i+991*j)%65536) / 65535.0f;
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int w,
-		int h,
-		DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h))
+void print_array(int w, int h,
+		 DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h))
 
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("imgOut");
   for (i = 0; i < w; i++)
-    for (j = 0; j < h; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, imgOut[i][j]);
+    for (j = 0; j < h; j++) {
+      if ((i * h + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, imgOut[i][j]);
+    }
   POLYBENCH_DUMP_END("imgOut");
   POLYBENCH_DUMP_FINISH;
 }
 
 
+
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
+/* Original code provided by Gael Deest */
 static
-void kernel_deriche(int w,
-		int h,
-		DATA_TYPE alpha,
-		DATA_TYPE POLYBENCH_2D(imgIn,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(imgOut,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y1,W,H,w,h),
-		DATA_TYPE POLYBENCH_2D(y2,W,H,w,h))
-{
+void kernel_deriche(int w, int h, DATA_TYPE alpha,
+       DATA_TYPE POLYBENCH_2D(imgIn, W, H, w, h),
+       DATA_TYPE POLYBENCH_2D(imgOut, W, H, w, h),
+       DATA_TYPE POLYBENCH_2D(y1, W, H, w, h),
+       DATA_TYPE POLYBENCH_2D(y2, W, H, w, h)) {
     int i,j;
     DATA_TYPE xm1, tm1, ym1, ym2;
     DATA_TYPE xp1, xp2;
@@ -161,8 +150,8 @@ void kernel_deriche(int w,
     for (i=0; i<_PB_W; i++)
         for (j=0; j<_PB_H; j++)
             imgOut[i][j] = c2*(y1[i][j] + y2[i][j]);
-#pragma endscop
 
+#pragma endscop
 }
 
 
@@ -174,27 +163,20 @@ int main(int argc, char** argv)
 
   /* Variable declaration/allocation. */
   DATA_TYPE alpha;
-  POLYBENCH_2D_ARRAY_DECL(imgIn,DATA_TYPE,W,H,w,h);
-  POLYBENCH_2D_ARRAY_DECL(imgOut,DATA_TYPE,W,H,w,h);
-  POLYBENCH_2D_ARRAY_DECL(y1,DATA_TYPE,W,H,w,h);
-  POLYBENCH_2D_ARRAY_DECL(y2,DATA_TYPE,W,H,w,h);
+  POLYBENCH_2D_ARRAY_DECL(imgIn, DATA_TYPE, W, H, w, h);
+  POLYBENCH_2D_ARRAY_DECL(imgOut, DATA_TYPE, W, H, w, h);
+  POLYBENCH_2D_ARRAY_DECL(y1, DATA_TYPE, W, H, w, h);
+  POLYBENCH_2D_ARRAY_DECL(y2, DATA_TYPE, W, H, w, h);
+
 
   /* Initialize array(s). */
-  init_array (w, h, &alpha,
-	     POLYBENCH_ARRAY(imgIn),
-	     POLYBENCH_ARRAY(imgOut),
-	     POLYBENCH_ARRAY(y1),
-	     POLYBENCH_ARRAY(y2));
+  init_array (w, h, &alpha, POLYBENCH_ARRAY(imgIn), POLYBENCH_ARRAY(imgOut));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_deriche (w, h, alpha,
-	     POLYBENCH_ARRAY(imgIn),
-	     POLYBENCH_ARRAY(imgOut),
-	     POLYBENCH_ARRAY(y1),
-	     POLYBENCH_ARRAY(y2));
+  kernel_deriche (w, h, alpha, POLYBENCH_ARRAY(imgIn), POLYBENCH_ARRAY(imgOut), POLYBENCH_ARRAY(y1), POLYBENCH_ARRAY(y2));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _DERICHE_H
 # define _DERICHE_H
 
@@ -21,33 +20,34 @@
 #  ifdef MINI_DATASET
 #   define W 64
 #   define H 64
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define W 192
 #   define H 128
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define W 720
 #   define H 480
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define W 4096
 #   define H 2160
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define W 7680
 #   define H 4320
-#  endif 
+#  endif
 
 
 #endif /* !(W H) */
 
 # define _PB_W POLYBENCH_LOOP_BOUND(W,w)
 # define _PB_H POLYBENCH_LOOP_BOUND(H,h)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

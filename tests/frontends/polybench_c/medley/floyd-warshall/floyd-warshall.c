@@ -23,14 +23,17 @@
 
 /* Array initialization. */
 static
-void init_array(int n,
-		DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
+void init_array (int n,
+		 DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      path[i][j] = (DATA_TYPE) ((i*4+1) % n) / n;
+    for (j = 0; j < n; j++) {
+      path[i][j] = i*j%7+1;
+      if ((i+j)%13 == 0 || (i+j)%7==0 || (i+j)%11 == 0)
+         path[i][j] = 999;
+    }
 }
 
 
@@ -38,16 +41,18 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
+		 DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
 
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("path");
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
+    for (j = 0; j < n; j++) {
+      if ((i * n + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
       fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, path[i][j]);
+    }
   POLYBENCH_DUMP_END("path");
   POLYBENCH_DUMP_FINISH;
 }
@@ -57,7 +62,7 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_floyd_warshall(int n,
-		DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
+			   DATA_TYPE POLYBENCH_2D(path,N,N,n,n))
 {
   int i, j, k;
 
@@ -80,18 +85,17 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(path,DATA_TYPE,N,N,n,n);
+  POLYBENCH_2D_ARRAY_DECL(path, DATA_TYPE, N, N, n, n);
+
 
   /* Initialize array(s). */
-  init_array (n,
-	     POLYBENCH_ARRAY(path));
+  init_array (n, POLYBENCH_ARRAY(path));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_floyd_warshall (n,
-	     POLYBENCH_ARRAY(path));
+  kernel_floyd_warshall (n, POLYBENCH_ARRAY(path));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

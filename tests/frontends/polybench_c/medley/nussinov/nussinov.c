@@ -20,23 +20,28 @@
 /* Include benchmark-specific header. */
 #include "nussinov.h"
 
+/* RNA bases represented as chars, range is [0,3] */
+typedef char base;
+
 #define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)
 #define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)
 
-
 /* Array initialization. */
 static
-void init_array(int n,
-		base POLYBENCH_1D(seq,N,n),
-		DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
+void init_array (int n,
+                 base POLYBENCH_1D(seq,N,n),
+		 DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
-  for (i = 0; i < n; i++)
-    seq[i] = (DATA_TYPE) ((i*3+1) % n) / n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      table[i][j] = (DATA_TYPE) ((i*5+1) % n) / n;
+  //base is AGCT/0..3
+  for (i=0; i <n; i++) {
+     seq[i] = (base)((i+1)%4);
+  }
+
+  for (i=0; i <n; i++)
+     for (j=0; j <n; j++)
+       table[i][j] = 0;
 }
 
 
@@ -44,16 +49,21 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
+		 DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
 
 {
-  int i, j, k, l;
+  int i, j;
+  int t = 0;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("table");
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
+  for (i = 0; i < n; i++) {
+    for (j = i; j < n; j++) {
+      if (t % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
       fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, table[i][j]);
+      t++;
+    }
+  }
   POLYBENCH_DUMP_END("table");
   POLYBENCH_DUMP_FINISH;
 }
@@ -61,14 +71,16 @@ void print_array(int n,
 
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
+/*
+  Original version by Dave Wonnacott at Haverford College <davew@cs.haverford.edu>,
+  with help from Allison Lake, Ting Zhou, and Tian Jin,
+  based on algorithm by Nussinov, described in Allison Lake's senior thesis.
+*/
 static
-void kernel_nussinov(int n,
-		base POLYBENCH_1D(seq,N,n),
-		DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
+void kernel_nussinov(int n, base POLYBENCH_1D(seq,N,n),
+			   DATA_TYPE POLYBENCH_2D(table,N,N,n,n))
 {
   int i, j, k;
-
-//base is AGCT/0..3
 
 #pragma scop
  for (i = _PB_N-1; i >= 0; i--) {
@@ -103,21 +115,17 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_1D_ARRAY_DECL(seq,base,N,n);
-  POLYBENCH_2D_ARRAY_DECL(table,DATA_TYPE,N,N,n,n);
+  POLYBENCH_1D_ARRAY_DECL(seq, base, N, n);
+  POLYBENCH_2D_ARRAY_DECL(table, DATA_TYPE, N, N, n, n);
 
   /* Initialize array(s). */
-  init_array (n,
-	     POLYBENCH_ARRAY(seq),
-	     POLYBENCH_ARRAY(table));
+  init_array (n, POLYBENCH_ARRAY(seq), POLYBENCH_ARRAY(table));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_nussinov (n,
-	     POLYBENCH_ARRAY(seq),
-	     POLYBENCH_ARRAY(table));
+  kernel_nussinov (n, POLYBENCH_ARRAY(seq), POLYBENCH_ARRAY(table));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

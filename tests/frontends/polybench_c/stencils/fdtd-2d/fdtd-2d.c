@@ -23,60 +23,64 @@
 
 /* Array initialization. */
 static
-void init_array(int tmax,
-		int nx,
-		int ny,
-		DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_1D(_fict_,TMAX,tmax))
+void init_array (int tmax,
+		 int nx,
+		 int ny,
+		 DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
+		 DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
+		 DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny),
+		 DATA_TYPE POLYBENCH_1D(_fict_,TMAX,tmax))
 {
-  int i, j, k, l;
+  int i, j;
 
-  for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      ex[i][j] = (DATA_TYPE) ((i*2+1) % nx) / nx;
-  for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      ey[i][j] = (DATA_TYPE) ((i*2+1) % nx) / nx;
-  for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      hz[i][j] = (DATA_TYPE) ((i*2+1) % nx) / nx;
   for (i = 0; i < tmax; i++)
-    _fict_[i] = (DATA_TYPE) ((i*6+1) % tmax) / tmax;
+    _fict_[i] = (DATA_TYPE) i;
+  for (i = 0; i < nx; i++)
+    for (j = 0; j < ny; j++)
+      {
+	ex[i][j] = ((DATA_TYPE) i*(j+1)) / nx;
+	ey[i][j] = ((DATA_TYPE) i*(j+2)) / ny;
+	hz[i][j] = ((DATA_TYPE) i*(j+3)) / nx;
+      }
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int tmax,
-		int nx,
-		int ny,
-		DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny))
-
+void print_array(int nx,
+		 int ny,
+		 DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
+		 DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
+		 DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("ex");
   for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, ex[i][j]);
+    for (j = 0; j < ny; j++) {
+      if ((i * nx + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, ex[i][j]);
+    }
   POLYBENCH_DUMP_END("ex");
+  POLYBENCH_DUMP_FINISH;
+
   POLYBENCH_DUMP_BEGIN("ey");
   for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, ey[i][j]);
+    for (j = 0; j < ny; j++) {
+      if ((i * nx + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, ey[i][j]);
+    }
   POLYBENCH_DUMP_END("ey");
+
   POLYBENCH_DUMP_BEGIN("hz");
   for (i = 0; i < nx; i++)
-    for (j = 0; j < ny; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, hz[i][j]);
+    for (j = 0; j < ny; j++) {
+      if ((i * nx + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, hz[i][j]);
+    }
   POLYBENCH_DUMP_END("hz");
-  POLYBENCH_DUMP_FINISH;
 }
 
 
@@ -84,12 +88,12 @@ void print_array(int tmax,
    including the call and return. */
 static
 void kernel_fdtd_2d(int tmax,
-		int nx,
-		int ny,
-		DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny),
-		DATA_TYPE POLYBENCH_1D(_fict_,TMAX,tmax))
+		    int nx,
+		    int ny,
+		    DATA_TYPE POLYBENCH_2D(ex,NX,NY,nx,ny),
+		    DATA_TYPE POLYBENCH_2D(ey,NX,NY,nx,ny),
+		    DATA_TYPE POLYBENCH_2D(hz,NX,NY,nx,ny),
+		    DATA_TYPE POLYBENCH_1D(_fict_,TMAX,tmax))
 {
   int t, i, j;
 
@@ -110,8 +114,8 @@ void kernel_fdtd_2d(int tmax,
 	  hz[i][j] = hz[i][j] - SCALAR_VAL(0.7)*  (ex[i][j+1] - ex[i][j] +
 				       ey[i+1][j] - ey[i][j]);
     }
-#pragma endscop
 
+#pragma endscop
 }
 
 
@@ -130,20 +134,21 @@ int main(int argc, char** argv)
 
   /* Initialize array(s). */
   init_array (tmax, nx, ny,
-	     POLYBENCH_ARRAY(ex),
-	     POLYBENCH_ARRAY(ey),
-	     POLYBENCH_ARRAY(hz),
-	     POLYBENCH_ARRAY(_fict_));
+	      POLYBENCH_ARRAY(ex),
+	      POLYBENCH_ARRAY(ey),
+	      POLYBENCH_ARRAY(hz),
+	      POLYBENCH_ARRAY(_fict_));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_fdtd_2d (tmax, nx, ny,
-	     POLYBENCH_ARRAY(ex),
-	     POLYBENCH_ARRAY(ey),
-	     POLYBENCH_ARRAY(hz),
-	     POLYBENCH_ARRAY(_fict_));
+		  POLYBENCH_ARRAY(ex),
+		  POLYBENCH_ARRAY(ey),
+		  POLYBENCH_ARRAY(hz),
+		  POLYBENCH_ARRAY(_fict_));
+
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -151,7 +156,9 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(tmax, nx, ny, POLYBENCH_ARRAY(ex), POLYBENCH_ARRAY(ey), POLYBENCH_ARRAY(hz)));
+  polybench_prevent_dce(print_array(nx, ny, POLYBENCH_ARRAY(ex),
+				    POLYBENCH_ARRAY(ey),
+				    POLYBENCH_ARRAY(hz)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(ex);

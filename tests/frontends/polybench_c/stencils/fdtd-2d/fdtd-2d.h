@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _FDTD_2D_H
 # define _FDTD_2D_H
 
@@ -22,31 +21,31 @@
 #   define TMAX 20
 #   define NX 20
 #   define NY 30
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define TMAX 40
 #   define NX 60
 #   define NY 80
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define TMAX 100
 #   define NX 200
 #   define NY 240
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define TMAX 500
 #   define NX 1000
 #   define NY 1200
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define TMAX 1000
 #   define NX 2000
 #   define NY 2600
-#  endif 
+#  endif
 
 
 #endif /* !(TMAX NX NY) */
@@ -54,6 +53,7 @@
 # define _PB_TMAX POLYBENCH_LOOP_BOUND(TMAX,tmax)
 # define _PB_NX POLYBENCH_LOOP_BOUND(NX,nx)
 # define _PB_NY POLYBENCH_LOOP_BOUND(NY,ny)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

@@ -23,37 +23,37 @@
 
 /* Array initialization. */
 static
-void init_array(int tsteps,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(B,N,N,n,n))
+void init_array (int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
+		 DATA_TYPE POLYBENCH_2D(B,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+      {
+	A[i][j] = ((DATA_TYPE) i*(j+2) + 2) / n;
+	B[i][j] = ((DATA_TYPE) i*(j+3) + 3) / n;
+      }
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int tsteps,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
+void print_array(int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
 
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("A");
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j]);
+    for (j = 0; j < n; j++) {
+      if ((i * n + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j]);
+    }
   POLYBENCH_DUMP_END("A");
   POLYBENCH_DUMP_FINISH;
 }
@@ -63,9 +63,9 @@ void print_array(int tsteps,
    including the call and return. */
 static
 void kernel_jacobi_2d(int tsteps,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(B,N,N,n,n))
+			    int n,
+			    DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
+			    DATA_TYPE POLYBENCH_2D(B,N,N,n,n))
 {
   int t, i, j;
 
@@ -87,25 +87,22 @@ void kernel_jacobi_2d(int tsteps,
 int main(int argc, char** argv)
 {
   /* Retrieve problem size. */
-  int tsteps = TSTEPS;
   int n = N;
+  int tsteps = TSTEPS;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,N,n,n);
-  POLYBENCH_2D_ARRAY_DECL(B,DATA_TYPE,N,N,n,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
+  POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
+
 
   /* Initialize array(s). */
-  init_array (tsteps, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  init_array (n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_jacobi_2d (tsteps, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  kernel_jacobi_2d(tsteps, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -113,7 +110,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(tsteps, n, POLYBENCH_ARRAY(A)));
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(A)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(A);

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _SEIDEL_2D_H
 # define _SEIDEL_2D_H
 
@@ -21,33 +20,34 @@
 #  ifdef MINI_DATASET
 #   define TSTEPS 20
 #   define N 40
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define TSTEPS 40
 #   define N 120
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define TSTEPS 100
 #   define N 400
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define TSTEPS 500
 #   define N 2000
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define TSTEPS 1000
 #   define N 4000
-#  endif 
+#  endif
 
 
 #endif /* !(TSTEPS N) */
 
 # define _PB_TSTEPS POLYBENCH_LOOP_BOUND(TSTEPS,tsteps)
 # define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

@@ -23,47 +23,44 @@
 
 /* Array initialization. */
 static
-void init_array(int ni,
-		int nj,
-		int nk,
+void init_array(int ni, int nj, int nk,
 		DATA_TYPE *alpha,
 		DATA_TYPE *beta,
 		DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj),
 		DATA_TYPE POLYBENCH_2D(A,NI,NK,ni,nk),
 		DATA_TYPE POLYBENCH_2D(B,NK,NJ,nk,nj))
 {
-  int i, j, k, l;
+  int i, j;
 
   *alpha = 1.5;
-  *beta = 1.5;
+  *beta = 1.2;
   for (i = 0; i < ni; i++)
     for (j = 0; j < nj; j++)
-      C[i][j] = (DATA_TYPE) ((i*1+1) % ni) / ni;
+      C[i][j] = (DATA_TYPE) ((i*j+1) % ni) / ni;
   for (i = 0; i < ni; i++)
     for (j = 0; j < nk; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % ni) / ni;
+      A[i][j] = (DATA_TYPE) (i*(j+1) % nk) / nk;
   for (i = 0; i < nk; i++)
     for (j = 0; j < nj; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % nk) / nk;
+      B[i][j] = (DATA_TYPE) (i*(j+2) % nj) / nj;
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int ni,
-		int nj,
-		int nk,
-		DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj))
-
+void print_array(int ni, int nj,
+		 DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("C");
   for (i = 0; i < ni; i++)
-    for (j = 0; j < nj; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    for (j = 0; j < nj; j++) {
+	if ((i * ni + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    }
   POLYBENCH_DUMP_END("C");
   POLYBENCH_DUMP_FINISH;
 }
@@ -72,14 +69,12 @@ void print_array(int ni,
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
 static
-void kernel_gemm(int ni,
-		int nj,
-		int nk,
-		DATA_TYPE alpha,
-		DATA_TYPE beta,
-		DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj),
-		DATA_TYPE POLYBENCH_2D(A,NI,NK,ni,nk),
-		DATA_TYPE POLYBENCH_2D(B,NK,NJ,nk,nj))
+void kernel_gemm(int ni, int nj, int nk,
+		 DATA_TYPE alpha,
+		 DATA_TYPE beta,
+		 DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj),
+		 DATA_TYPE POLYBENCH_2D(A,NI,NK,ni,nk),
+		 DATA_TYPE POLYBENCH_2D(B,NK,NJ,nk,nj))
 {
   int i, j, k;
 
@@ -90,7 +85,6 @@ void kernel_gemm(int ni,
 //A is NIxNK
 //B is NKxNJ
 //C is NIxNJ
-
 #pragma scop
   for (i = 0; i < _PB_NI; i++) {
     for (j = 0; j < _PB_NJ; j++)
@@ -121,18 +115,19 @@ int main(int argc, char** argv)
 
   /* Initialize array(s). */
   init_array (ni, nj, nk, &alpha, &beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+	      POLYBENCH_ARRAY(C),
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(B));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_gemm (ni, nj, nk, alpha, beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  kernel_gemm (ni, nj, nk,
+	       alpha, beta,
+	       POLYBENCH_ARRAY(C),
+	       POLYBENCH_ARRAY(A),
+	       POLYBENCH_ARRAY(B));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -140,7 +135,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(ni, nj, nk, POLYBENCH_ARRAY(C)));
+  polybench_prevent_dce(print_array(ni, nj,  POLYBENCH_ARRAY(C)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(C);

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _GEMM_H
 # define _GEMM_H
 
@@ -22,31 +21,31 @@
 #   define NI 20
 #   define NJ 25
 #   define NK 30
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define NI 60
 #   define NJ 70
 #   define NK 80
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define NI 200
 #   define NJ 220
 #   define NK 240
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define NI 1000
 #   define NJ 1100
 #   define NK 1200
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define NI 2000
 #   define NJ 2300
 #   define NK 2600
-#  endif 
+#  endif
 
 
 #endif /* !(NI NJ NK) */
@@ -54,6 +53,7 @@
 # define _PB_NI POLYBENCH_LOOP_BOUND(NI,ni)
 # define _PB_NJ POLYBENCH_LOOP_BOUND(NJ,nj)
 # define _PB_NK POLYBENCH_LOOP_BOUND(NK,nk)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

@@ -28,26 +28,20 @@ void init_array(int n,
 		DATA_TYPE *beta,
 		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
 		DATA_TYPE POLYBENCH_2D(B,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(tmp,N,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		DATA_TYPE POLYBENCH_1D(x,N,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   *alpha = 1.5;
-  *beta = 1.5;
+  *beta = 1.2;
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    tmp[i] = (DATA_TYPE) ((i*3+1) % n) / n;
-  for (i = 0; i < n; i++)
-    x[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    y[i] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      x[i] = (DATA_TYPE)( i % n) / n;
+      for (j = 0; j < n; j++) {
+	A[i][j] = (DATA_TYPE) ((i*j+1) % n) / n;
+	B[i][j] = (DATA_TYPE) ((i*j+2) % n) / n;
+      }
+    }
 }
 
 
@@ -55,15 +49,17 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		 DATA_TYPE POLYBENCH_1D(y,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("y");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, y[i]);
+  }
   POLYBENCH_DUMP_END("y");
   POLYBENCH_DUMP_FINISH;
 }
@@ -73,13 +69,13 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_gesummv(int n,
-		DATA_TYPE alpha,
-		DATA_TYPE beta,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(B,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(tmp,N,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		    DATA_TYPE alpha,
+		    DATA_TYPE beta,
+		    DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
+		    DATA_TYPE POLYBENCH_2D(B,N,N,n,n),
+		    DATA_TYPE POLYBENCH_1D(tmp,N,n),
+		    DATA_TYPE POLYBENCH_1D(x,N,n),
+		    DATA_TYPE POLYBENCH_1D(y,N,n))
 {
   int i, j;
 
@@ -108,30 +104,29 @@ int main(int argc, char** argv)
   /* Variable declaration/allocation. */
   DATA_TYPE alpha;
   DATA_TYPE beta;
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,N,n,n);
-  POLYBENCH_2D_ARRAY_DECL(B,DATA_TYPE,N,N,n,n);
-  POLYBENCH_1D_ARRAY_DECL(tmp,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(x,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(y,DATA_TYPE,N,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
+  POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
+  POLYBENCH_1D_ARRAY_DECL(tmp, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
+
 
   /* Initialize array(s). */
   init_array (n, &alpha, &beta,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B),
-	     POLYBENCH_ARRAY(tmp),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(y));
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(B),
+	      POLYBENCH_ARRAY(x));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_gesummv (n, alpha, beta,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B),
-	     POLYBENCH_ARRAY(tmp),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(y));
+		  POLYBENCH_ARRAY(A),
+		  POLYBENCH_ARRAY(B),
+		  POLYBENCH_ARRAY(tmp),
+		  POLYBENCH_ARRAY(x),
+		  POLYBENCH_ARRAY(y));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -23,45 +23,46 @@
 
 /* Array initialization. */
 static
-void init_array(int m,
-		int n,
+void init_array(int m, int n,
 		DATA_TYPE *alpha,
 		DATA_TYPE *beta,
 		DATA_TYPE POLYBENCH_2D(C,M,N,m,n),
 		DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
 		DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   *alpha = 1.5;
-  *beta = 1.5;
+  *beta = 1.2;
   for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      C[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
-  for (i = 0; i < m; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
-  for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
+    for (j = 0; j < n; j++) {
+      C[i][j] = (DATA_TYPE) ((i+j) % 100) / m;
+      B[i][j] = (DATA_TYPE) ((n+i-j) % 100) / m;
+    }
+  for (i = 0; i < m; i++) {
+    for (j = 0; j <=i; j++)
+      A[i][j] = (DATA_TYPE) ((i+j) % 100) / m;
+    for (j = i+1; j < m; j++)
+      A[i][j] = -999; //regions of arrays that should not be used
+  }
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(C,M,N,m,n))
-
+void print_array(int m, int n,
+		 DATA_TYPE POLYBENCH_2D(C,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("C");
   for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    for (j = 0; j < n; j++) {
+	if ((i * m + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    }
   POLYBENCH_DUMP_END("C");
   POLYBENCH_DUMP_FINISH;
 }
@@ -70,13 +71,12 @@ void print_array(int m,
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
 static
-void kernel_symm(int m,
-		int n,
-		DATA_TYPE alpha,
-		DATA_TYPE beta,
-		DATA_TYPE POLYBENCH_2D(C,M,N,m,n),
-		DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
-		DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
+void kernel_symm(int m, int n,
+		 DATA_TYPE alpha,
+		 DATA_TYPE beta,
+		 DATA_TYPE POLYBENCH_2D(C,M,N,m,n),
+		 DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
+		 DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
 {
   int i, j, k;
   DATA_TYPE temp2;
@@ -89,7 +89,6 @@ void kernel_symm(int m,
 // B is MxN
 // C is MxN
 //note that due to Fortran array layout, the code below more closely resembles upper triangular case in BLAS
-
 #pragma scop
    for (i = 0; i < _PB_M; i++)
       for (j = 0; j < _PB_N; j++ )
@@ -121,18 +120,19 @@ int main(int argc, char** argv)
 
   /* Initialize array(s). */
   init_array (m, n, &alpha, &beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+	      POLYBENCH_ARRAY(C),
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(B));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_symm (m, n, alpha, beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  kernel_symm (m, n,
+	       alpha, beta,
+	       POLYBENCH_ARRAY(C),
+	       POLYBENCH_ARRAY(A),
+	       POLYBENCH_ARRAY(B));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -23,45 +23,44 @@
 
 /* Array initialization. */
 static
-void init_array(int m,
-		int n,
+void init_array(int n, int m,
 		DATA_TYPE *alpha,
 		DATA_TYPE *beta,
 		DATA_TYPE POLYBENCH_2D(C,N,N,n,n),
 		DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
 		DATA_TYPE POLYBENCH_2D(B,N,M,n,m))
 {
-  int i, j, k, l;
+  int i, j;
 
   *alpha = 1.5;
-  *beta = 1.5;
+  *beta = 1.2;
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      C[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+    for (j = 0; j < m; j++) {
+      A[i][j] = (DATA_TYPE) ((i*j+1)%n) / n;
+      B[i][j] = (DATA_TYPE) ((i*j+2)%m) / m;
+    }
   for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+    for (j = 0; j < n; j++) {
+      C[i][j] = (DATA_TYPE) ((i*j+3)%n) / m;
+    }
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(C,N,N,n,n))
-
+void print_array(int n,
+		 DATA_TYPE POLYBENCH_2D(C,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("C");
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    for (j = 0; j < n; j++) {
+	if ((i * n + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, C[i][j]);
+    }
   POLYBENCH_DUMP_END("C");
   POLYBENCH_DUMP_FINISH;
 }
@@ -70,13 +69,12 @@ void print_array(int m,
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
 static
-void kernel_syr2k(int m,
-		int n,
-		DATA_TYPE alpha,
-		DATA_TYPE beta,
-		DATA_TYPE POLYBENCH_2D(C,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
-		DATA_TYPE POLYBENCH_2D(B,N,M,n,m))
+void kernel_syr2k(int n, int m,
+		  DATA_TYPE alpha,
+		  DATA_TYPE beta,
+		  DATA_TYPE POLYBENCH_2D(C,N,N,n,n),
+		  DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
+		  DATA_TYPE POLYBENCH_2D(B,N,M,n,m))
 {
   int i, j, k;
 
@@ -86,7 +84,6 @@ void kernel_syr2k(int m,
 //A is NxM
 //B is NxM
 //C is NxN
-
 #pragma scop
   for (i = 0; i < _PB_N; i++) {
     for (j = 0; j <= i; j++)
@@ -105,8 +102,8 @@ void kernel_syr2k(int m,
 int main(int argc, char** argv)
 {
   /* Retrieve problem size. */
-  int m = M;
   int n = N;
+  int m = M;
 
   /* Variable declaration/allocation. */
   DATA_TYPE alpha;
@@ -116,19 +113,20 @@ int main(int argc, char** argv)
   POLYBENCH_2D_ARRAY_DECL(B,DATA_TYPE,N,M,n,m);
 
   /* Initialize array(s). */
-  init_array (m, n, &alpha, &beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  init_array (n, m, &alpha, &beta,
+	      POLYBENCH_ARRAY(C),
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(B));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_syr2k (m, n, alpha, beta,
-	     POLYBENCH_ARRAY(C),
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  kernel_syr2k (n, m,
+		alpha, beta,
+		POLYBENCH_ARRAY(C),
+		POLYBENCH_ARRAY(A),
+		POLYBENCH_ARRAY(B));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -136,7 +134,7 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(m, n, POLYBENCH_ARRAY(C)));
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(C)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(C);

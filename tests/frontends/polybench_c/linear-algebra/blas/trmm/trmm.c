@@ -23,39 +23,42 @@
 
 /* Array initialization. */
 static
-void init_array(int m,
-		int n,
+void init_array(int m, int n,
 		DATA_TYPE *alpha,
 		DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
 		DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   *alpha = 1.5;
-  for (i = 0; i < m; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
-  for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      B[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
+  for (i = 0; i < m; i++) {
+    for (j = 0; j < i; j++) {
+      A[i][j] = (DATA_TYPE)((i+j) % m)/m;
+    }
+    A[i][i] = 1.0;
+    for (j = 0; j < n; j++) {
+      B[i][j] = (DATA_TYPE)((n+(i-j)) % n)/n;
+    }
+ }
+
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
-
+void print_array(int m, int n,
+		 DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("B");
   for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, B[i][j]);
+    for (j = 0; j < n; j++) {
+	if ((i * m + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, B[i][j]);
+    }
   POLYBENCH_DUMP_END("B");
   POLYBENCH_DUMP_FINISH;
 }
@@ -64,11 +67,10 @@ void print_array(int m,
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
 static
-void kernel_trmm(int m,
-		int n,
-		DATA_TYPE alpha,
-		DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
-		DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
+void kernel_trmm(int m, int n,
+		 DATA_TYPE alpha,
+		 DATA_TYPE POLYBENCH_2D(A,M,M,m,m),
+		 DATA_TYPE POLYBENCH_2D(B,M,N,m,n))
 {
   int i, j, k;
 
@@ -80,7 +82,6 @@ void kernel_trmm(int m,
 // => Form  B := alpha*A**T*B.
 // A is MxM
 // B is MxN
-
 #pragma scop
   for (i = 0; i < _PB_M; i++)
      for (j = 0; j < _PB_N; j++) {
@@ -105,17 +106,13 @@ int main(int argc, char** argv)
   POLYBENCH_2D_ARRAY_DECL(B,DATA_TYPE,M,N,m,n);
 
   /* Initialize array(s). */
-  init_array (m, n, &alpha,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  init_array (m, n, &alpha, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_trmm (m, n, alpha,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(B));
+  kernel_trmm (m, n, alpha, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _2MM_H
 # define _2MM_H
 
@@ -23,35 +22,35 @@
 #   define NJ 18
 #   define NK 22
 #   define NL 24
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define NI 40
 #   define NJ 50
 #   define NK 70
 #   define NL 80
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define NI 180
 #   define NJ 190
 #   define NK 210
 #   define NL 220
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define NI 800
 #   define NJ 900
 #   define NK 1100
 #   define NL 1200
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define NI 1600
 #   define NJ 1800
 #   define NK 2200
 #   define NL 2400
-#  endif 
+#  endif
 
 
 #endif /* !(NI NJ NK NL) */
@@ -60,6 +59,7 @@
 # define _PB_NJ POLYBENCH_LOOP_BOUND(NJ,nj)
 # define _PB_NK POLYBENCH_LOOP_BOUND(NK,nk)
 # define _PB_NL POLYBENCH_LOOP_BOUND(NL,nl)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

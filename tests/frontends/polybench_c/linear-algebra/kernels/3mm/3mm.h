@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _3MM_H
 # define _3MM_H
 
@@ -24,7 +23,7 @@
 #   define NK 20
 #   define NL 22
 #   define NM 24
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define NI 40
@@ -32,7 +31,7 @@
 #   define NK 60
 #   define NL 70
 #   define NM 80
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define NI 180
@@ -40,7 +39,7 @@
 #   define NK 200
 #   define NL 210
 #   define NM 220
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define NI 800
@@ -48,7 +47,7 @@
 #   define NK 1000
 #   define NL 1100
 #   define NM 1200
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define NI 1600
@@ -56,7 +55,7 @@
 #   define NK 2000
 #   define NL 2200
 #   define NM 2400
-#  endif 
+#  endif
 
 
 #endif /* !(NI NJ NK NL NM) */
@@ -66,6 +65,7 @@
 # define _PB_NK POLYBENCH_LOOP_BOUND(NK,nk)
 # define _PB_NL POLYBENCH_LOOP_BOUND(NL,nl)
 # define _PB_NM POLYBENCH_LOOP_BOUND(NM,nm)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

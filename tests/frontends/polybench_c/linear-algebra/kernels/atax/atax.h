@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _ATAX_H
 # define _ATAX_H
 
@@ -21,33 +20,34 @@
 #  ifdef MINI_DATASET
 #   define M 38
 #   define N 42
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define M 116
 #   define N 124
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define M 390
 #   define N 410
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define M 1900
 #   define N 2100
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define M 1800
 #   define N 2200
-#  endif 
+#  endif
 
 
 #endif /* !(M N) */
 
 # define _PB_M POLYBENCH_LOOP_BOUND(M,m)
 # define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

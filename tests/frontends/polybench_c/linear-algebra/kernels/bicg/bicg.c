@@ -23,49 +23,45 @@
 
 /* Array initialization. */
 static
-void init_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
-		DATA_TYPE POLYBENCH_1D(s,M,m),
-		DATA_TYPE POLYBENCH_1D(q,N,n),
-		DATA_TYPE POLYBENCH_1D(p,M,m),
-		DATA_TYPE POLYBENCH_1D(r,N,n))
+void init_array (int m, int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
+		 DATA_TYPE POLYBENCH_1D(r,N,n),
+		 DATA_TYPE POLYBENCH_1D(p,M,m))
 {
-  int i, j, k, l;
+  int i, j;
 
-  for (i = 0; i < n; i++)
+  for (i = 0; i < m; i++)
+    p[i] = (DATA_TYPE)(i % m) / m;
+  for (i = 0; i < n; i++) {
+    r[i] = (DATA_TYPE)(i % n) / n;
     for (j = 0; j < m; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < m; i++)
-    s[i] = (DATA_TYPE) ((i*1+1) % m) / m;
-  for (i = 0; i < n; i++)
-    q[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < m; i++)
-    p[i] = (DATA_TYPE) ((i*1+1) % m) / m;
-  for (i = 0; i < n; i++)
-    r[i] = (DATA_TYPE) ((i*1+1) % n) / n;
+      A[i][j] = (DATA_TYPE) (i*(j+1) % n)/n;
+  }
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_1D(s,M,m),
-		DATA_TYPE POLYBENCH_1D(q,N,n))
+void print_array(int m, int n,
+		 DATA_TYPE POLYBENCH_1D(s,M,m),
+		 DATA_TYPE POLYBENCH_1D(q,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("s");
-  for (i = 0; i < m; i++)
+  for (i = 0; i < m; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, s[i]);
+  }
   POLYBENCH_DUMP_END("s");
   POLYBENCH_DUMP_BEGIN("q");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, q[i]);
+  }
   POLYBENCH_DUMP_END("q");
   POLYBENCH_DUMP_FINISH;
 }
@@ -74,13 +70,12 @@ void print_array(int m,
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
 static
-void kernel_bicg(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
-		DATA_TYPE POLYBENCH_1D(s,M,m),
-		DATA_TYPE POLYBENCH_1D(q,N,n),
-		DATA_TYPE POLYBENCH_1D(p,M,m),
-		DATA_TYPE POLYBENCH_1D(r,N,n))
+void kernel_bicg(int m, int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,M,n,m),
+		 DATA_TYPE POLYBENCH_1D(s,M,m),
+		 DATA_TYPE POLYBENCH_1D(q,N,n),
+		 DATA_TYPE POLYBENCH_1D(p,M,m),
+		 DATA_TYPE POLYBENCH_1D(r,N,n))
 {
   int i, j;
 
@@ -104,34 +99,32 @@ void kernel_bicg(int m,
 int main(int argc, char** argv)
 {
   /* Retrieve problem size. */
-  int m = M;
   int n = N;
+  int m = M;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,M,n,m);
-  POLYBENCH_1D_ARRAY_DECL(s,DATA_TYPE,M,m);
-  POLYBENCH_1D_ARRAY_DECL(q,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(p,DATA_TYPE,M,m);
-  POLYBENCH_1D_ARRAY_DECL(r,DATA_TYPE,N,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, M, n, m);
+  POLYBENCH_1D_ARRAY_DECL(s, DATA_TYPE, M, m);
+  POLYBENCH_1D_ARRAY_DECL(q, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(p, DATA_TYPE, M, m);
+  POLYBENCH_1D_ARRAY_DECL(r, DATA_TYPE, N, n);
 
   /* Initialize array(s). */
   init_array (m, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(s),
-	     POLYBENCH_ARRAY(q),
-	     POLYBENCH_ARRAY(p),
-	     POLYBENCH_ARRAY(r));
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(r),
+	      POLYBENCH_ARRAY(p));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_bicg (m, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(s),
-	     POLYBENCH_ARRAY(q),
-	     POLYBENCH_ARRAY(p),
-	     POLYBENCH_ARRAY(r));
+	       POLYBENCH_ARRAY(A),
+	       POLYBENCH_ARRAY(s),
+	       POLYBENCH_ARRAY(q),
+	       POLYBENCH_ARRAY(p),
+	       POLYBENCH_ARRAY(r));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

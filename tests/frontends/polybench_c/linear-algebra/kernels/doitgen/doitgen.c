@@ -23,44 +23,38 @@
 
 /* Array initialization. */
 static
-void init_array(int nq,
-		int nr,
-		int np,
+void init_array(int nr, int nq, int np,
 		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np),
-		DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np),
-		DATA_TYPE POLYBENCH_1D(sum,NP,np))
+		DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np))
 {
-  int i, j, k, l;
+  int i, j, k;
 
   for (i = 0; i < nr; i++)
     for (j = 0; j < nq; j++)
       for (k = 0; k < np; k++)
-        A[i][j][k] = (DATA_TYPE) ((i*1+1) % nr) / nr;
+	A[i][j][k] = (DATA_TYPE) ((i*j + k)%np) / np;
   for (i = 0; i < np; i++)
     for (j = 0; j < np; j++)
-      C4[i][j] = (DATA_TYPE) ((i*2+1) % np) / np;
-  for (i = 0; i < np; i++)
-    sum[i] = (DATA_TYPE) ((i*3+1) % np) / np;
+      C4[i][j] = (DATA_TYPE) (i*j % np) / np;
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int nq,
-		int nr,
-		int np,
-		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np))
-
+void print_array(int nr, int nq, int np,
+		 DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np))
 {
-  int i, j, k, l;
+  int i, j, k;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("A");
   for (i = 0; i < nr; i++)
     for (j = 0; j < nq; j++)
-      for (k = 0; k < np; k++)
-        fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j][k]);
+      for (k = 0; k < np; k++) {
+	if ((i*nq*np+j*np+k) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j][k]);
+      }
   POLYBENCH_DUMP_END("A");
   POLYBENCH_DUMP_FINISH;
 }
@@ -68,13 +62,10 @@ void print_array(int nq,
 
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
-static
-void kernel_doitgen(int nq,
-		int nr,
-		int np,
-		DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np),
-		DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np),
-		DATA_TYPE POLYBENCH_1D(sum,NP,np))
+void kernel_doitgen(int nr, int nq, int np,
+		    DATA_TYPE POLYBENCH_3D(A,NR,NQ,NP,nr,nq,np),
+		    DATA_TYPE POLYBENCH_2D(C4,NP,NP,np,np),
+		    DATA_TYPE POLYBENCH_1D(sum,NP,np))
 {
   int r, q, p, s;
 
@@ -97,29 +88,28 @@ void kernel_doitgen(int nq,
 int main(int argc, char** argv)
 {
   /* Retrieve problem size. */
-  int nq = NQ;
   int nr = NR;
+  int nq = NQ;
   int np = NP;
 
   /* Variable declaration/allocation. */
   POLYBENCH_3D_ARRAY_DECL(A,DATA_TYPE,NR,NQ,NP,nr,nq,np);
-  POLYBENCH_2D_ARRAY_DECL(C4,DATA_TYPE,NP,NP,np,np);
   POLYBENCH_1D_ARRAY_DECL(sum,DATA_TYPE,NP,np);
+  POLYBENCH_2D_ARRAY_DECL(C4,DATA_TYPE,NP,NP,np,np);
 
   /* Initialize array(s). */
-  init_array (nq, nr, np,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(C4),
-	     POLYBENCH_ARRAY(sum));
+  init_array (nr, nq, np,
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(C4));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_doitgen (nq, nr, np,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(C4),
-	     POLYBENCH_ARRAY(sum));
+  kernel_doitgen (nr, nq, np,
+		  POLYBENCH_ARRAY(A),
+		  POLYBENCH_ARRAY(C4),
+		  POLYBENCH_ARRAY(sum));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -127,12 +117,12 @@ int main(int argc, char** argv)
 
   /* Prevent dead-code elimination. All live-out data must be printed
      by the function call in argument. */
-  polybench_prevent_dce(print_array(nq, nr, np, POLYBENCH_ARRAY(A)));
+  polybench_prevent_dce(print_array(nr, nq, np,  POLYBENCH_ARRAY(A)));
 
   /* Be clean. */
   POLYBENCH_FREE_ARRAY(A);
-  POLYBENCH_FREE_ARRAY(C4);
   POLYBENCH_FREE_ARRAY(sum);
+  POLYBENCH_FREE_ARRAY(C4);
 
   return 0;
 }

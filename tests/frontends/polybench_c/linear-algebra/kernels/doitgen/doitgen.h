@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _DOITGEN_H
 # define _DOITGEN_H
 
@@ -22,31 +21,31 @@
 #   define NQ 8
 #   define NR 10
 #   define NP 12
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define NQ 20
 #   define NR 25
 #   define NP 30
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define NQ 40
 #   define NR 50
 #   define NP 60
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define NQ 140
 #   define NR 150
 #   define NP 160
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define NQ 220
 #   define NR 250
 #   define NP 270
-#  endif 
+#  endif
 
 
 #endif /* !(NQ NR NP) */
@@ -54,6 +53,7 @@
 # define _PB_NQ POLYBENCH_LOOP_BOUND(NQ,nq)
 # define _PB_NR POLYBENCH_LOOP_BOUND(NR,nr)
 # define _PB_NP POLYBENCH_LOOP_BOUND(NP,np)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

@@ -30,19 +30,17 @@ void init_array(int n,
 		DATA_TYPE POLYBENCH_1D(y_2,N,n),
 		DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
-    x1[i] = (DATA_TYPE) ((i*2+1) % n) / n;
-  for (i = 0; i < n; i++)
-    x2[i] = (DATA_TYPE) ((i*2+1) % n) / n;
-  for (i = 0; i < n; i++)
-    y_1[i] = (DATA_TYPE) ((i*3+1) % n) / n;
-  for (i = 0; i < n; i++)
-    y_2[i] = (DATA_TYPE) ((i*3+1) % n) / n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      x1[i] = (DATA_TYPE) (i % n) / n;
+      x2[i] = (DATA_TYPE) ((i + 1) % n) / n;
+      y_1[i] = (DATA_TYPE) ((i + 3) % n) / n;
+      y_2[i] = (DATA_TYPE) ((i + 4) % n) / n;
+      for (j = 0; j < n; j++)
+	A[i][j] = (DATA_TYPE) (i*j % n) / n;
+    }
 }
 
 
@@ -50,20 +48,25 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(x1,N,n),
-		DATA_TYPE POLYBENCH_1D(x2,N,n))
+		 DATA_TYPE POLYBENCH_1D(x1,N,n),
+		 DATA_TYPE POLYBENCH_1D(x2,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("x1");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x1[i]);
+  }
   POLYBENCH_DUMP_END("x1");
+
   POLYBENCH_DUMP_BEGIN("x2");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x2[i]);
+  }
   POLYBENCH_DUMP_END("x2");
   POLYBENCH_DUMP_FINISH;
 }
@@ -99,30 +102,31 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_1D_ARRAY_DECL(x1,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(x2,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(y_1,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(y_2,DATA_TYPE,N,n);
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,N,n,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
+  POLYBENCH_1D_ARRAY_DECL(x1, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(x2, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(y_1, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(y_2, DATA_TYPE, N, n);
+
 
   /* Initialize array(s). */
   init_array (n,
-	     POLYBENCH_ARRAY(x1),
-	     POLYBENCH_ARRAY(x2),
-	     POLYBENCH_ARRAY(y_1),
-	     POLYBENCH_ARRAY(y_2),
-	     POLYBENCH_ARRAY(A));
+	      POLYBENCH_ARRAY(x1),
+	      POLYBENCH_ARRAY(x2),
+	      POLYBENCH_ARRAY(y_1),
+	      POLYBENCH_ARRAY(y_2),
+	      POLYBENCH_ARRAY(A));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_mvt (n,
-	     POLYBENCH_ARRAY(x1),
-	     POLYBENCH_ARRAY(x2),
-	     POLYBENCH_ARRAY(y_1),
-	     POLYBENCH_ARRAY(y_2),
-	     POLYBENCH_ARRAY(A));
+	      POLYBENCH_ARRAY(x1),
+	      POLYBENCH_ARRAY(x2),
+	      POLYBENCH_ARRAY(y_1),
+	      POLYBENCH_ARRAY(y_2),
+	      POLYBENCH_ARRAY(A));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
@@ -133,11 +137,11 @@ int main(int argc, char** argv)
   polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(x1), POLYBENCH_ARRAY(x2)));
 
   /* Be clean. */
+  POLYBENCH_FREE_ARRAY(A);
   POLYBENCH_FREE_ARRAY(x1);
   POLYBENCH_FREE_ARRAY(x2);
   POLYBENCH_FREE_ARRAY(y_1);
   POLYBENCH_FREE_ARRAY(y_2);
-  POLYBENCH_FREE_ARRAY(A);
 
   return 0;
 }

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _MVT_H
 # define _MVT_H
 
@@ -20,28 +19,29 @@
 /* Define sample dataset sizes. */
 #  ifdef MINI_DATASET
 #   define N 40
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define N 120
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define N 400
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define N 2000
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define N 4000
-#  endif 
+#  endif
 
 
 #endif /* !(N) */
 
 # define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

@@ -23,16 +23,15 @@
 
 /* Array initialization. */
 static
-void init_array(int n,
-		DATA_TYPE POLYBENCH_1D(r,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+void init_array (int n,
+		 DATA_TYPE POLYBENCH_1D(r,N,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
-    r[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    y[i] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      r[i] = (n+1-i);
+    }
 }
 
 
@@ -40,15 +39,17 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		 DATA_TYPE POLYBENCH_1D(y,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("y");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, y[i]);
+  }
   POLYBENCH_DUMP_END("y");
   POLYBENCH_DUMP_FINISH;
 }
@@ -58,37 +59,37 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_durbin(int n,
-		DATA_TYPE POLYBENCH_1D(r,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		   DATA_TYPE POLYBENCH_1D(r,N,n),
+		   DATA_TYPE POLYBENCH_1D(y,N,n))
 {
-  DATA_TYPE z[N];
-  DATA_TYPE alpha;
-  DATA_TYPE beta;
-  DATA_TYPE sum;
+ DATA_TYPE z[N];
+ DATA_TYPE alpha;
+ DATA_TYPE beta;
+ DATA_TYPE sum;
 
-  int i,k;
+ int i,k;
 
 #pragma scop
-  y[0] = -r[0];
-  beta = SCALAR_VAL(1.0);
-  alpha = -r[0];
+ y[0] = -r[0];
+ beta = SCALAR_VAL(1.0);
+ alpha = -r[0];
 
-  for (k = 1; k < _PB_N; k++) {
-    beta = (1-alpha*alpha)*beta;
-    sum = SCALAR_VAL(0.0);
-    for (i=0; i<k; i++) {
-       sum += r[k-i-1]*y[i];
-    }
-    alpha = - (r[k] + sum)/beta;
+ for (k = 1; k < _PB_N; k++) {
+   beta = (1-alpha*alpha)*beta;
+   sum = SCALAR_VAL(0.0);
+   for (i=0; i<k; i++) {
+      sum += r[k-i-1]*y[i];
+   }
+   alpha = - (r[k] + sum)/beta;
 
-    for (i=0; i<k; i++) {
-       z[i] = y[i] + alpha*y[k-i-1];
-    }
-    for (i=0; i<k; i++) {
-      y[i] = z[i];
-    }
-    y[k] = alpha;
-  }
+   for (i=0; i<k; i++) {
+      z[i] = y[i] + alpha*y[k-i-1];
+   }
+   for (i=0; i<k; i++) {
+     y[i] = z[i];
+   }
+   y[k] = alpha;
+ }
 #pragma endscop
 
 }
@@ -100,21 +101,20 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_1D_ARRAY_DECL(r,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(y,DATA_TYPE,N,n);
+  POLYBENCH_1D_ARRAY_DECL(r, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
+
 
   /* Initialize array(s). */
-  init_array (n,
-	     POLYBENCH_ARRAY(r),
-	     POLYBENCH_ARRAY(y));
+  init_array (n, POLYBENCH_ARRAY(r));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_durbin (n,
-	     POLYBENCH_ARRAY(r),
-	     POLYBENCH_ARRAY(y));
+		 POLYBENCH_ARRAY(r),
+		 POLYBENCH_ARRAY(y));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

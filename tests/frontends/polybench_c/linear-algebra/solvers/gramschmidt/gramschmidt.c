@@ -23,53 +23,49 @@
 
 /* Array initialization. */
 static
-void init_array(int m,
-		int n,
+void init_array(int m, int n,
 		DATA_TYPE POLYBENCH_2D(A,M,N,m,n),
 		DATA_TYPE POLYBENCH_2D(R,N,N,n,n),
 		DATA_TYPE POLYBENCH_2D(Q,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
+    for (j = 0; j < n; j++) {
+      A[i][j] = (((DATA_TYPE) ((i*j) % m) / m )*100) + 10;
+      Q[i][j] = 0.0;
+    }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      R[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      Q[i][j] = (DATA_TYPE) ((i*1+1) % m) / m;
+      R[i][j] = 0.0;
 }
 
 
 /* DCE code. Must scan the entire live-out data.
    Can be used also to check the correctness of the output. */
 static
-void print_array(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,M,N,m,n),
-		DATA_TYPE POLYBENCH_2D(R,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(Q,M,N,m,n))
-
+void print_array(int m, int n,
+		 DATA_TYPE POLYBENCH_2D(A,M,N,m,n),
+		 DATA_TYPE POLYBENCH_2D(R,N,N,n,n),
+		 DATA_TYPE POLYBENCH_2D(Q,M,N,m,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
-  POLYBENCH_DUMP_BEGIN("A");
-  for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j]);
-  POLYBENCH_DUMP_END("A");
   POLYBENCH_DUMP_BEGIN("R");
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, R[i][j]);
+    for (j = 0; j < n; j++) {
+	if ((i*n+j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, R[i][j]);
+    }
   POLYBENCH_DUMP_END("R");
+
   POLYBENCH_DUMP_BEGIN("Q");
   for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++)
-      fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, Q[i][j]);
+    for (j = 0; j < n; j++) {
+	if ((i*n+j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+	fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, Q[i][j]);
+    }
   POLYBENCH_DUMP_END("Q");
   POLYBENCH_DUMP_FINISH;
 }
@@ -77,12 +73,13 @@ void print_array(int m,
 
 /* Main computational kernel. The whole function will be timed,
    including the call and return. */
+/* QR Decomposition with Modified Gram Schmidt:
+ http://www.inf.ethz.ch/personal/gander/ */
 static
-void kernel_gramschmidt(int m,
-		int n,
-		DATA_TYPE POLYBENCH_2D(A,M,N,m,n),
-		DATA_TYPE POLYBENCH_2D(R,N,N,n,n),
-		DATA_TYPE POLYBENCH_2D(Q,M,N,m,n))
+void kernel_gramschmidt(int m, int n,
+			DATA_TYPE POLYBENCH_2D(A,M,N,m,n),
+			DATA_TYPE POLYBENCH_2D(R,N,N,n,n),
+			DATA_TYPE POLYBENCH_2D(Q,M,N,m,n))
 {
   int i, j, k;
 
@@ -124,18 +121,18 @@ int main(int argc, char** argv)
 
   /* Initialize array(s). */
   init_array (m, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(R),
-	     POLYBENCH_ARRAY(Q));
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(R),
+	      POLYBENCH_ARRAY(Q));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_gramschmidt (m, n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(R),
-	     POLYBENCH_ARRAY(Q));
+		      POLYBENCH_ARRAY(A),
+		      POLYBENCH_ARRAY(R),
+		      POLYBENCH_ARRAY(Q));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -7,7 +7,6 @@
  *
  * Web address: http://polybench.sourceforge.net
  */
-
 #ifndef _GRAMSCHMIDT_H
 # define _GRAMSCHMIDT_H
 
@@ -21,33 +20,34 @@
 #  ifdef MINI_DATASET
 #   define M 20
 #   define N 30
-#  endif 
+#  endif
 
 #  ifdef SMALL_DATASET
 #   define M 60
 #   define N 80
-#  endif 
+#  endif
 
 #  ifdef MEDIUM_DATASET
 #   define M 200
 #   define N 240
-#  endif 
+#  endif
 
 #  ifdef LARGE_DATASET
 #   define M 1000
 #   define N 1200
-#  endif 
+#  endif
 
 #  ifdef EXTRALARGE_DATASET
 #   define M 2000
 #   define N 2600
-#  endif 
+#  endif
 
 
 #endif /* !(M N) */
 
 # define _PB_M POLYBENCH_LOOP_BOUND(M,m)
 # define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
 
 /* Default data type */
 # if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)

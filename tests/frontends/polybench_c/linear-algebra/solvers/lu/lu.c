@@ -23,14 +23,37 @@
 
 /* Array initialization. */
 static
-void init_array(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
+void init_array (int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      for (j = 0; j <= i; j++)
+	A[i][j] = (DATA_TYPE)(-j % n) / n + 1;
+      for (j = i+1; j < n; j++) {
+	A[i][j] = 0;
+      }
+      A[i][i] = 1;
+    }
+
+  /* Make the matrix positive semi-definite. */
+  /* not necessary for LU, but using same code as cholesky */
+  int r,s,t;
+  POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
+  for (r = 0; r < n; ++r)
+    for (s = 0; s < n; ++s)
+      (POLYBENCH_ARRAY(B))[r][s] = 0;
+  for (t = 0; t < n; ++t)
+    for (r = 0; r < n; ++r)
+      for (s = 0; s < n; ++s)
+	(POLYBENCH_ARRAY(B))[r][s] += A[r][t] * A[s][t];
+    for (r = 0; r < n; ++r)
+      for (s = 0; s < n; ++s)
+	A[r][s] = (POLYBENCH_ARRAY(B))[r][s];
+  POLYBENCH_FREE_ARRAY(B);
+
 }
 
 
@@ -38,16 +61,18 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
+		 DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
 
 {
-  int i, j, k, l;
+  int i, j;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("A");
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
+    for (j = 0; j < n; j++) {
+      if ((i * n + j) % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
       fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, A[i][j]);
+    }
   POLYBENCH_DUMP_END("A");
   POLYBENCH_DUMP_FINISH;
 }
@@ -57,7 +82,7 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_lu(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
+	       DATA_TYPE POLYBENCH_2D(A,N,N,n,n))
 {
   int i, j, k;
 
@@ -76,7 +101,6 @@ void kernel_lu(int n,
     }
   }
 #pragma endscop
-
 }
 
 
@@ -86,18 +110,16 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,N,n,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
 
   /* Initialize array(s). */
-  init_array (n,
-	     POLYBENCH_ARRAY(A));
+  init_array (n, POLYBENCH_ARRAY(A));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_lu (n,
-	     POLYBENCH_ARRAY(A));
+  kernel_lu (n, POLYBENCH_ARRAY(A));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

@@ -23,23 +23,48 @@
 
 /* Array initialization. */
 static
-void init_array(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(b,N,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+void init_array (int n,
+		 DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
+		 DATA_TYPE POLYBENCH_1D(b,N,n),
+		 DATA_TYPE POLYBENCH_1D(x,N,n),
+		 DATA_TYPE POLYBENCH_1D(y,N,n))
 {
-  int i, j, k, l;
+  int i, j;
+  DATA_TYPE fn = (DATA_TYPE)n;
 
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      A[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      x[i] = 0;
+      y[i] = 0;
+      b[i] = (i+1)/fn/2.0 + 4;
+    }
+
   for (i = 0; i < n; i++)
-    b[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    x[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    y[i] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      for (j = 0; j <= i; j++)
+	A[i][j] = (DATA_TYPE)(-j % n) / n + 1;
+      for (j = i+1; j < n; j++) {
+	A[i][j] = 0;
+      }
+      A[i][i] = 1;
+    }
+
+  /* Make the matrix positive semi-definite. */
+  /* not necessary for LU, but using same code as cholesky */
+  int r,s,t;
+  POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
+  for (r = 0; r < n; ++r)
+    for (s = 0; s < n; ++s)
+      (POLYBENCH_ARRAY(B))[r][s] = 0;
+  for (t = 0; t < n; ++t)
+    for (r = 0; r < n; ++r)
+      for (s = 0; s < n; ++s)
+	(POLYBENCH_ARRAY(B))[r][s] += A[r][t] * A[s][t];
+    for (r = 0; r < n; ++r)
+      for (s = 0; s < n; ++s)
+	A[r][s] = (POLYBENCH_ARRAY(B))[r][s];
+  POLYBENCH_FREE_ARRAY(B);
+
 }
 
 
@@ -47,15 +72,17 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(x,N,n))
+		 DATA_TYPE POLYBENCH_1D(x,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("x");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x[i]);
+  }
   POLYBENCH_DUMP_END("x");
   POLYBENCH_DUMP_FINISH;
 }
@@ -65,10 +92,10 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_ludcmp(int n,
-		DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(b,N,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n),
-		DATA_TYPE POLYBENCH_1D(y,N,n))
+		   DATA_TYPE POLYBENCH_2D(A,N,N,n,n),
+		   DATA_TYPE POLYBENCH_1D(b,N,n),
+		   DATA_TYPE POLYBENCH_1D(x,N,n),
+		   DATA_TYPE POLYBENCH_1D(y,N,n))
 {
   int i, j, k;
 
@@ -116,27 +143,28 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(A,DATA_TYPE,N,N,n,n);
-  POLYBENCH_1D_ARRAY_DECL(b,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(x,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(y,DATA_TYPE,N,n);
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
+  POLYBENCH_1D_ARRAY_DECL(b, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
+
 
   /* Initialize array(s). */
   init_array (n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(b),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(y));
+	      POLYBENCH_ARRAY(A),
+	      POLYBENCH_ARRAY(b),
+	      POLYBENCH_ARRAY(x),
+	      POLYBENCH_ARRAY(y));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
   kernel_ludcmp (n,
-	     POLYBENCH_ARRAY(A),
-	     POLYBENCH_ARRAY(b),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(y));
+		 POLYBENCH_ARRAY(A),
+		 POLYBENCH_ARRAY(b),
+		 POLYBENCH_ARRAY(x),
+		 POLYBENCH_ARRAY(y));
 
   /* Stop and print timer. */
   polybench_stop_instruments;

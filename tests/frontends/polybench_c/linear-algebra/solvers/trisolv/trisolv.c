@@ -28,15 +28,15 @@ void init_array(int n,
 		DATA_TYPE POLYBENCH_1D(x,N,n),
 		DATA_TYPE POLYBENCH_1D(b,N,n))
 {
-  int i, j, k, l;
+  int i, j;
 
   for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      L[i][j] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    x[i] = (DATA_TYPE) ((i*1+1) % n) / n;
-  for (i = 0; i < n; i++)
-    b[i] = (DATA_TYPE) ((i*1+1) % n) / n;
+    {
+      x[i] = - 999;
+      b[i] =  i ;
+      for (j = 0; j <= i; j++)
+	L[i][j] = (DATA_TYPE) (i+n-j+1)*2/n;
+    }
 }
 
 
@@ -44,15 +44,17 @@ void init_array(int n,
    Can be used also to check the correctness of the output. */
 static
 void print_array(int n,
-		DATA_TYPE POLYBENCH_1D(x,N,n))
+		 DATA_TYPE POLYBENCH_1D(x,N,n))
 
 {
-  int i, j, k, l;
+  int i;
 
   POLYBENCH_DUMP_START;
   POLYBENCH_DUMP_BEGIN("x");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     fprintf (POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x[i]);
+    if (i % 20 == 0) fprintf (POLYBENCH_DUMP_TARGET, "\n");
+  }
   POLYBENCH_DUMP_END("x");
   POLYBENCH_DUMP_FINISH;
 }
@@ -62,9 +64,9 @@ void print_array(int n,
    including the call and return. */
 static
 void kernel_trisolv(int n,
-		DATA_TYPE POLYBENCH_2D(L,N,N,n,n),
-		DATA_TYPE POLYBENCH_1D(x,N,n),
-		DATA_TYPE POLYBENCH_1D(b,N,n))
+		    DATA_TYPE POLYBENCH_2D(L,N,N,n,n),
+		    DATA_TYPE POLYBENCH_1D(x,N,n),
+		    DATA_TYPE POLYBENCH_1D(b,N,n))
 {
   int i, j;
 
@@ -87,24 +89,19 @@ int main(int argc, char** argv)
   int n = N;
 
   /* Variable declaration/allocation. */
-  POLYBENCH_2D_ARRAY_DECL(L,DATA_TYPE,N,N,n,n);
-  POLYBENCH_1D_ARRAY_DECL(x,DATA_TYPE,N,n);
-  POLYBENCH_1D_ARRAY_DECL(b,DATA_TYPE,N,n);
+  POLYBENCH_2D_ARRAY_DECL(L, DATA_TYPE, N, N, n, n);
+  POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(b, DATA_TYPE, N, n);
+
 
   /* Initialize array(s). */
-  init_array (n,
-	     POLYBENCH_ARRAY(L),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(b));
+  init_array (n, POLYBENCH_ARRAY(L), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(b));
 
   /* Start timer. */
   polybench_start_instruments;
 
   /* Run kernel. */
-  kernel_trisolv (n,
-	     POLYBENCH_ARRAY(L),
-	     POLYBENCH_ARRAY(x),
-	     POLYBENCH_ARRAY(b));
+  kernel_trisolv (n, POLYBENCH_ARRAY(L), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(b));
 
   /* Stop and print timer. */
   polybench_stop_instruments;
