@@ -22,6 +22,7 @@ from polyjoule.cli._common import (
     parse_ints,
     positive_finite,
 )
+from polyjoule.cli.symbolic import AXES_HELP
 from polyjoule.errors import ValidationMismatch
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -74,10 +75,13 @@ def _op_latency(text: str | None) -> dict[str, int] | None:
 
 
 def _common(kernel: str | None, einsum: str | None, extents: str | None, array: str,
-            tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
+            tile: str | None, axes: str | None = None
+            ) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
     from polyjoule.cli.symbolic import parse_array
+    from polyjoule.mapping.placement import parse_axes, place_kernel
 
-    return load_kernel(kernel, einsum, extents), parse_array(array), parse_ints(tile, "--tile")
+    k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
+    return k, parse_array(array), parse_ints(tile, "--tile")
 
 
 @handles_errors
@@ -87,6 +91,7 @@ def simulate(
     extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+    axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
     set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
@@ -101,7 +106,7 @@ def simulate(
     """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
     from polyjoule.analysis.simulator import simulate as run
 
-    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
     r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
             op_latency=_op_latency(op_latency), seed=seed,
@@ -123,6 +128,7 @@ def validate(
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
+    axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
     set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
@@ -137,7 +143,7 @@ def validate(
     from polyjoule.analysis.simulator import simulate as run
     from polyjoule.cli.symbolic import resolve_table
 
-    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, sizes, dataset)
     table = resolve_table(array, energy_table)
     r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30))

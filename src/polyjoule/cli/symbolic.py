@@ -20,6 +20,9 @@ from polyjoule.cli._common import (
 from polyjoule.errors import SpecError
 from polyjoule.targets.tcpa.locations import CLASSES
 
+AXES_HELP = ("Dims on the array's rows and cols, e.g. i,k (default: the leading dims; "
+             "--tile then lists tile sizes in that placed order: these dims first).")
+
 if TYPE_CHECKING:
     from polyjoule.model.pra import Kernel
     from polyjoule.targets.tcpa.energy import EnergyTable
@@ -74,6 +77,7 @@ def register(app: typer.Typer) -> None:
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+        axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
@@ -88,11 +92,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
+        from polyjoule.mapping.placement import parse_axes, place_kernel
         from polyjoule.targets.tcpa.array import array_of
         from polyjoule.targets.tcpa.energy import load_table
 
         fmt = output_format(as_json, as_csv, output)
-        k = load_kernel(kernel, einsum, extents)
+        k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
         values = resolve_values(k, set_, dataset)
         decl = array_of(array)
         table = load_table(energy_table, base=decl.energy)

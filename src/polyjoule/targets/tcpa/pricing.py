@@ -202,7 +202,7 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
     depth = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
     for j, c in enumerate(pool):
-        d, m = _fifo_rules(c).needs(extents, p)
+        d, m = _fifo_rules(c).needs(extents, p, v)
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     check(out, caps, {"fd-depth": depth, "fd-count": count, "rd-count": np.full(n, rd_need(pra))})

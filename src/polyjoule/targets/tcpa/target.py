@@ -74,10 +74,23 @@ class TcpaMapping:
 
     @property
     def label(self) -> str:
+        """``4x8 i=5,k=4 k/i/j``: shape, dims on rows and cols (with their tile sizes when
+        searched; ``lead``: each phase's leading dims), scanning order innermost first."""
         o = "auto" if self.order is None else "/".join(self.order)
-        ax = ",".join(self.axes) or "lead"
-        tile = "" if self.tile is None else " p=" + ",".join(map(str, self.tile))
-        return f"{self.array[0]}x{self.array[1]} {ax}{tile} {o}"
+        if self.tile is None:
+            ax = ",".join(self.axes) or "lead"
+        else:
+            ax = ",".join(f"{a}={p}" for a, p in zip(self.axes, self.tile, strict=False))
+        return f"{self.array[0]}x{self.array[1]} {ax} {o}"
+
+    def command(self, kernel: str) -> str:
+        """The ``polyjoule analyze`` command that prices this mapping alone."""
+        out = f"polyjoule analyze {kernel} --array {self.array[0]}x{self.array[1]}"
+        if self.axes:
+            out += f" --axes {','.join(self.axes)}"
+        if self.tile is not None:
+            out += f" --tile {','.join(map(str, self.tile))}"
+        return out + " --set " + ",".join(f"{k}={v}" for k, v in self.values.items())
 
 
 @dataclass
@@ -378,7 +391,7 @@ def _rank(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str], top: i
         rows.append({"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
                      "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
                      "order": "auto" if m.order is None else "/".join(m.order),
-                     "values": dict(m.values),
+                     "values": dict(m.values), "analyze": m.command(m.kernel),
                      "latency": int(b.price["latency"][i]),
                      "energy_pj": round(float(b.price["energy_pj"][i]), 3),
                      "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
