@@ -341,3 +341,34 @@ def _symbolic_counts(d: Derived, array: ProcessorArray, pts: Points) -> dict[str
                 if w[k, j + 1]:
                     io[j] = io[j] + cnt * int(w[k, j + 1])
     return {"energy_pj": e, "IOb": io[0], "DR": io[1]}
+
+
+def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
+    """The capacity rules asked of one analysed mapping (``polyjoule analyze``): every
+    cause the map search would refuse it for, with the numbers. ``a``: the
+    :class:`~polyjoule.analysis.analyze.Analysis`, ``result`` its evaluation at ``values``
+    (counts and latency); the scanning order is the one the analysis chose there."""
+    from polyjoule.analysis.schedule import Schedule
+
+    caps = a.machine.capacities(a.kernel.phases[0].dtype)
+    out = Causes({}, {})
+    pes = 1
+    for ph, s in zip(a.phases, a.schedules(), strict=True):
+        scalar = {p: int(values[p]) for p in ph.pra.params}
+        v = {p: np.asarray([x]) for p, x in scalar.items()}
+        sizes = [np.asarray([int(x)]) for x in a.tile_sizes(ph, scalar)]
+        extents = [np.asarray(d.extent.evaluate(v), dtype=np.int64) for d in ph.pra.dims]
+        pes = max(pes, int(np.prod([-(-e // q) for e, q in zip(extents, sizes, strict=True)])))
+        if not isinstance(s, Schedule):
+            continue
+        order = s.at(scalar).order
+        cand = next((c for c in s.candidates if c.order == order), None)
+        if cand is None:  # scheduled by the integer program here: no FIFO formula
+            continue
+        depth, count = _fifo_rules(cand).needs(extents, sizes, v)
+        check(out, caps, {"fd-depth": depth, "fd-count": count,
+                          "rd-count": np.asarray([rd_need(ph.pra)])})
+    iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
+                         pes, np.asarray([result.latency_cycles]))
+    check(out, caps, {"iob-capacity": iob, "dram-bandwidth": rate})
+    return out
