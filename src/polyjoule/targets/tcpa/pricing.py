@@ -174,11 +174,11 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
 
     pra = sched.pra
     p = [np.maximum(x, 1) for x in pts.tiles[i]]
-    k = n_axes((int(pts.rows.max(initial=1)), int(pts.cols.max(initial=1))))
-    top = max(int(pts.rows.max(initial=1)), int(pts.cols.max(initial=1)))
-    # the tiles never outnumber the PEs (every tile size is at least ceil(E/t)); the
-    # largest side as the tile count bound keeps the rule's message a number
-    tiling = Tiling((2, 2), tuple(top if l < k else 1 for l in range(pra.n)), tuple(p))
+    top = max(int(pts.rows.max(initial=1)), int(pts.cols.max(initial=1)), 2)
+    # the dims the derivation tiles; the tiles never outnumber the PEs (every tile size is
+    # at least ceil(E/t)): the largest side as the tile count bound keeps the message a number
+    tiling = Tiling((2, 2), tuple(top if sched.tiling.tiled(l) else 1 for l in range(pra.n)),
+                    tuple(p))
     v = {key: pts.values[key] for key in pra.params}
     tc = phase_causes(pra, tiling, v)
     for c, m in tc.masks.items():

@@ -122,6 +122,7 @@ class _Block:
     causes: Causes
     price: dict[str, np.ndarray]
     points: Points | None = None
+    perm: tuple[int, ...] | None = None  # shown dim -> dim of the points' tile sizes
 
 
 @dataclass
@@ -267,24 +268,82 @@ def _points(d: Any, shape: tuple[int, int], axis_sides: list[list[int]],
     return tile_points(pra, d.groups(), shape, t, prev, vals)
 
 
-def _plan(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray]
-          ) -> list[tuple[Any, Points]]:
+@dataclass
+class _Part:
+    """One placement's derivation and points; ``axes`` and ``perm`` say how to show a
+    point (the placement's dims, and per shown dim its index in the derivation's PRA)."""
+
+    derived: Any
+    points: Points
+    axes: tuple[str, ...]
+    perm: tuple[int, ...] | None = None
+
+
+#: price 1-D placements with a 2-D placement's derivation (its second dim in one tile)
+REUSE = True
+
+
+def _plan(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray]) -> list[_Part]:
     """Per placement its derivation and the points of every shape (sizes x tile sizes)."""
     from polyjoule.mapping.placement import placements
 
     rows, cols = sides(tgt.array.rows), sides(tgt.array.cols)
     flat = flat_values(vals)
-    out = []
-    for k in (1, 2):
+    out: list[_Part] = []
+    for k in (2, 1):
         shs = [sh for sh in _distinct(kernel, shapes(tgt.array)) if n_axes(sh) == k]
-        if not shs:
-            continue
-        for axes in placements(kernel, k):
+        for axes in placements(kernel, k) if shs else ():
+            sides_ = [rows, cols] if k == 2 else [cols if shs[0][1] != 1 else rows]
+            reuse = _one_tile(out, axes) if k == 1 and REUSE else None
+            if reuse is not None:
+                out.append(reuse(shs, sides_, flat))
+                continue
             d = derived(kernel, axes, k, tgt.array, tgt.store)
-            parts = [_points(d, sh, [rows, cols] if k == 2 else [cols if sh[1] != 1 else rows],
-                             flat) for sh in shs]
-            out.append((d, concat(parts)))
+            out.append(_Part(d, concat([_points(d, sh, sides_, flat) for sh in shs]), d.axes))
     return out
+
+
+def _one_tile(parts: list[_Part], axes: tuple[str, ...]) -> Any:
+    """A 2-D placement's derivation that prices the 1-D placement ``axes``: its other
+    dim in a single tile (the counts and latency of an untiled dim; a single-phase kernel
+    whose two dims may take different tile sizes), or None."""
+    from polyjoule.mapping.placement import place
+
+    for part in parts:
+        d = part.derived
+        if len(d.kernel.phases) != 1 or not d.symbolic or axes[0] not in d.axes:
+            continue
+        pra = d.kernel.phases[0]
+        a = pra.dim_names.index(axes[0])
+        if any(a in g and len(g) > 1 for g in d.groups()):
+            continue
+        shown = place(pra, axes).dim_names
+        perm = tuple(pra.dim_names.index(n) for n in shown)
+
+        def build(shs: list[tuple[int, int]], sides_: list[list[int]],
+                  flat: Mapping[str, np.ndarray], d: Any = d, a: int = a,
+                  perm: tuple[int, ...] = perm) -> _Part:
+            pts = concat([_single(d, a, sh, sides_[0], flat) for sh in shs])
+            return _Part(d, pts, axes, perm)
+
+        return build
+    return None
+
+
+def _single(d: Any, a: int, shape: tuple[int, int], side: list[int],
+            vals: Mapping[str, np.ndarray]) -> Points:
+    """Points of a 1-D shape with dim ``a`` of the 2-D derivation ``d`` on the axis and its
+    other tiled dim in one tile (at least its dependence distance: never refused for it)."""
+    from polyjoule.mapping.tiling import min_tile
+
+    pra = d.kernel.phases[0]
+    c = max(shape)
+    t = tuple(c if l == a else 1 for l in range(pra.n))
+    prev = [max((s for s in side if s < c), default=0) if l == a else 0 for l in range(pra.n)]
+    pts = tile_points(pra, [g for g in d.groups() if a in g], shape, t, prev, vals)
+    need = min_tile(pra)
+    pts.tiles[0] = tuple(x if l == a else np.maximum(x, need[l]) for l, x in enumerate(pts.tiles[0]))
+    return pts
 
 
 def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
@@ -292,19 +351,20 @@ def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
     """Every mapping of the mapspace at every size of ``vals``: priced or refused, ranked."""
     t0 = time.perf_counter()
     plan = _plan(tgt, kernel, vals)
-    for d, pts in plan:  # compile each placement's formulas once, outside the timing
-        d.prepare(len(pts))
-        one = pts.take(slice(0, 1))
-        for o in placed_orders(d):
-            timing(d, tgt.array, o, one)
+    for part in plan:  # compile each placement's formulas once, outside the timing
+        part.derived.prepare(len(part.points))
+        one = part.points.take(slice(0, 1))
+        for o in placed_orders(part.derived):
+            timing(part.derived, tgt.array, o, one)
     t1 = time.perf_counter()
     blocks = []
     memo: dict[Any, Any] = {}
-    for d, pts in plan:
+    for part in plan:
+        d, pts = part.derived, part.points
         for o in placed_orders(d):
             pr = price(d, tgt.array, o, pts, tgt.bandwidth_bound, memo, tgt.store)
-            blocks.append(_Block(TcpaMapping((0, 0), o, pts.values, kernel.name, d.axes),
-                                 pr.causes, pr.price, pts))
+            blocks.append(_Block(TcpaMapping((0, 0), o, pts.values, kernel.name, part.axes),
+                                 pr.causes, pr.price, pts, part.perm))
     t2 = time.perf_counter()
     census, indep = _census(blocks, relieve)
     cands, accepted = _rank(tgt, blocks, relieve, top)
@@ -355,7 +415,10 @@ def _at(b: _Block, i: int) -> TcpaMapping:
     """The mapping of point ``i`` of a block."""
     pts = b.points
     assert pts is not None
-    tile = tuple(int(x[i]) for x in pts.tiles[0]) if pts.explicit else None
+    tile = None
+    if pts.explicit:
+        perm = b.perm or tuple(range(len(pts.tiles[0])))
+        tile = tuple(int(pts.tiles[0][l][i]) for l in perm)
     return replace(b.mapping, array=(int(pts.rows[i]), int(pts.cols[i])), tile=tile,
                    values={k: int(v.reshape(-1)[i]) for k, v in b.mapping.values.items()})
 
