@@ -81,8 +81,20 @@ class FifoRules:
 
     @cached_property
     def _spans(self) -> dict[str, list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]]:
+        """Per statement and dim the bounds that can keep it out of some tile (the others,
+        e.g. ``j >= 1`` for a dependence of distance 1 along ``j``, never do)."""
         pra = self.candidate.pra
-        return {f.statement: spans(pra, f.statement) for f in self.demands}
+        out = {}
+        for f in self.demands:
+            per_dim = []
+            for l, (lo, hi) in enumerate(spans(pra, f.statement)):
+                d = f.case.dist[l]
+                edge = pra.dims[l].extent.shift(-1 + min(d, 0))  # the last intra-tile index
+                per_dim.append(([(num, a) for num, a in lo
+                                 if num.terms or -(-num.const // a) > max(d, 0)],
+                                [(num, a) for num, a in hi if not _covers(num, a, edge)]))
+            out[f.statement] = per_dim
+        return out
 
     def needs(self, extents: Sequence[Any], p: Sequence[Any],
               values: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -142,6 +154,12 @@ def spans(pra: PRA, statement: str) -> list[tuple[list[tuple[Affine, int]], list
     return out
 
 
+def _covers(num: Affine, a: int, edge: Affine) -> bool:
+    """Is ``floor(num / a) >= edge`` for every parameter value (a constant difference)?"""
+    diff = num - Affine.of({k: v * a for k, v in edge.terms}, edge.const * a)
+    return not diff.terms and diff.const >= 0
+
+
 def _bound(terms: list[tuple[Affine, int]], values: Mapping[str, Any], upper: bool) -> Any:
     out: Any = _BIG if upper else -_BIG
     for num, a in terms:
@@ -157,6 +175,9 @@ def per_pe(spans_: Mapping[str, Any], used: Mapping[str, Any], extents: Sequence
     tile along every dim. Points where no bound cuts a dim short take every statement that
     has intra-tile points (tile 0 holds them all)."""
     n = int(np.prod(shape)) if shape else 1
+    count = np.sum([np.broadcast_to(m, shape).reshape(-1) for m, _ in used.values()], axis=0)
+    if not any(lo or hi for st in used for lo, hi in spans_[st]):
+        return count.reshape(shape)
     e = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for x in extents]
     q = [np.broadcast_to(np.maximum(np.asarray(x, dtype=np.int64), 1), shape).reshape(-1) for x in p]
     bounds = {}
@@ -168,7 +189,6 @@ def per_pe(spans_: Mapping[str, Any], used: Mapping[str, Any], extents: Sequence
             hi = np.broadcast_to(_bound(hi_t, values, True), shape).reshape(-1)
             bounds[st, l] = (lo, hi)
             cut |= (lo > max(d, 0)) | (hi < e[l] - 1 + min(d, 0))
-    count = np.sum([np.broadcast_to(m, shape).reshape(-1) for m, _ in used.values()], axis=0)
     rows = np.flatnonzero(cut)
     if rows.size:
         count = count.copy()

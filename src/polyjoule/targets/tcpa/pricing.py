@@ -167,11 +167,12 @@ def orders(d: Derived) -> list[tuple[str, ...] | None]:
     return [tuple(s.pra.dims[l].name for l in c.order) for c in s.pool]
 
 
-def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i: int,
-           out: Causes) -> tuple[np.ndarray, np.ndarray]:
-    """Phase ``i``: its causes added to ``out``; (latency, PEs used) per point."""
-    from polyjoule.analysis.schedule import Schedule
-
+def _tiles(sched: Any, pts: Points, i: int) -> tuple[Any, ...]:
+    """Phase ``i``'s tiling causes, parameter values, extents, tile sizes and PEs used at
+    the points (the same for every scanning order: kept with the points)."""
+    hit = pts.cache.get(("tiles", i))
+    if hit is not None:
+        return hit
     pra = sched.pra
     p = [np.maximum(x, 1) for x in pts.tiles[i]]
     top = max(int(pts.rows.max(initial=1)), int(pts.cols.max(initial=1)), 2)
@@ -181,14 +182,25 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
                     tuple(p))
     v = {key: pts.values[key] for key in pra.params}
     tc = phase_causes(pra, tiling, v)
+    extents = [np.asarray(d.extent.evaluate(v), dtype=np.int64) for d in pra.dims]
+    t_eff = np.prod([-(-e // q) for e, q in zip(extents, p, strict=True)], axis=0)
+    hit = pts.cache[("tiles", i)] = (tc, v, extents, p, np.broadcast_to(t_eff, (len(pts),)))
+    return hit
+
+
+def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i: int,
+           out: Causes) -> tuple[np.ndarray, np.ndarray]:
+    """Phase ``i``: its causes added to ``out``; (latency, PEs used) per point."""
+    from polyjoule.analysis.schedule import Schedule
+
+    pra = sched.pra
+    tc, v, extents, p, t_eff = _tiles(sched, pts, i)
     for c, m in tc.masks.items():
         out.add(tc.reasons[c], m)
-    extents = [np.asarray(d.extent.evaluate(v), dtype=np.int64) for d in pra.dims]
     n = len(pts)
-    t_eff = np.prod([-(-e // q) for e, q in zip(extents, p, strict=True)], axis=0)
     if not isinstance(sched, Schedule):
         out.add(sched.reason, np.ones(n, bool))
-        return np.zeros(n, np.int64), np.broadcast_to(t_eff, (n,))
+        return np.zeros(n, np.int64), t_eff
     pool = sched.pool if order is None else [
         c for c in sched.pool if tuple(pra.dims[l].name for l in c.order) == tuple(order)]
     big = np.iinfo(np.int64).max
@@ -206,7 +218,7 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     check(out, caps, {"fd-depth": depth, "fd-count": count, "rd-count": np.full(n, rd_need(pra))})
-    return np.where(ok, np.min(lat, axis=0), 0), np.broadcast_to(t_eff, (n,))
+    return np.where(ok, np.min(lat, axis=0), 0), t_eff
 
 
 @dataclass
@@ -257,16 +269,23 @@ def price(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts:
         from polyjoule.analysis.capacity import bandwidth_latency
 
         lat = bandwidth_latency(lat, ev["DR"], caps.dram_bandwidth_words_per_cycle)
-    leak_uw = np.zeros(len(pts))
-    for r, c in set(zip(pts.rows.tolist(), pts.cols.tolist(), strict=True)):
-        grid = replace(array, rows=r, cols=c)  # the PEs the mapping instantiates
-        leak_uw[(pts.rows == r) & (pts.cols == c)] = sum(power.leakage_uw(grid).values())
+    leak_uw = _leakage_uw(array, pts.rows * pts.cols)
     secs = lat * array.cycle_seconds
     dyn = np.asarray(ev["energy_pj"], dtype=np.float64)
     energy = dyn + leak_uw * secs * power.PJ_PER_UW_S
     return Priced(out, {"latency": lat, "energy_pj": energy, "dynamic_pj": dyn,
                         "edp": energy * lat,
                         "power_mw": energy * 1e-9 / np.maximum(secs, 1e-30)})
+
+
+def _leakage_uw(array: ProcessorArray, n_pes: np.ndarray) -> np.ndarray:
+    """Leakage of the grids of ``n_pes`` PEs (the PEs a mapping instantiates): linear in
+    the PE count, the I/O buffers fixed (:func:`~polyjoule.targets.tcpa.power.leakage_uw`)."""
+    from polyjoule.targets.tcpa import power
+
+    one = sum(power.leakage_uw(replace(array, rows=1, cols=1)).values())
+    two = sum(power.leakage_uw(replace(array, rows=1, cols=2)).values())
+    return (one - (two - one)) + (two - one) * np.asarray(n_pes, dtype=np.float64)
 
 
 def counts(d: Derived, array: ProcessorArray, pts: Points, ok: np.ndarray,

@@ -16,7 +16,7 @@ flat arrays of values and tile sizes are what the pricing evaluates at once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ class Points:
     cols: np.ndarray
     tiles: list[tuple[np.ndarray, ...]]
     explicit: bool = False  # tile sizes searched (else ``ceil(E/t)``, as ``analyze``)
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-point work reused
 
     def __len__(self) -> int:
         return int(self.rows.size)
