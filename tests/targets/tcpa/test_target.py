@@ -154,3 +154,23 @@ def test_cli_worked_example_with_a_declaration_file(tmp_path) -> None:
     lat = [c["latency"] for c in doc["candidates"]]
     assert lat == sorted(lat)
     assert any(r["cause"] == "fd-depth" for r in doc["census"])
+
+
+@pytest.mark.parametrize("kernel,sets", [("gemm", ["N=12"]), ("jacobi-1d", ["TSTEPS=6", "N=14"])])
+def test_cli_best_mapping_reproduced_by_analyze_and_validate(kernel: str, sets: list[str]) -> None:
+    """The command ``map`` prints for its best mapping prices it alone with the same
+    energy and latency, and ``validate`` (simulation vs formulas) passes on it."""
+    run = [sys.executable, "-m", "polyjoule"]
+    given = [x for s in sets for x in ("--set", s)]
+    doc = json.loads(subprocess.run([*run, "map", kernel, "--target", "tcpa", *given,
+                                     "--top", "1", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    best = doc["candidates"][0]
+    args = best["analyze"].split()[2:]  # drop "polyjoule analyze"
+    a = json.loads(subprocess.run([*run, "analyze", *args, "--json"], capture_output=True,
+                                  text=True, check=True).stdout)
+    assert a["latency_cycles"] == best["latency"]
+    assert a["total_pj"] == pytest.approx(best["energy_pj"], rel=1e-6)
+    assert a["capacity"] == []
+    v = subprocess.run([*run, "validate", *args, "--json"], capture_output=True, text=True)
+    assert v.returncode == 0 and json.loads(v.stdout)["ok"]
