@@ -104,38 +104,41 @@ def register(app: typer.Typer) -> None:
         a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
         r = a.evaluate(values)
         extra = r.to_json()
-        over = capacity_warning(a, values, r)
+        over = capacity_over(a, values, r)
         if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
                    "derive_seconds": a.derive_seconds, "capacity": over}
             if as_latex:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
             emit(json.dumps(out, indent=2) + "\n", output)
-            return
-        if fmt == "csv":
+        elif fmt == "csv":
             emit(r.to_csv(), output)
-            return
-        _print(k, a, r, extra, wide)
-        if as_latex:
-            from polyjoule.reports.tables import echo
+        else:
+            _print(k, a, r, extra, wide)
+            if as_latex:
+                from polyjoule.reports.tables import echo
 
-            echo("LaTeX of the formulas:", wide)
-            for phase, statement, case, tex in latex_rows(a, values):
-                head = f"{phase}: " if len(a.phases) > 1 else ""
-                echo(f"  {head}{statement} {case}: ${tex}$", wide)
+                echo("LaTeX of the formulas:", wide)
+                for phase, statement, case, tex in latex_rows(a, values):
+                    head = f"{phase}: " if len(a.phases) > 1 else ""
+                    echo(f"  {head}{statement} {case}: ${tex}$", wide)
+        warn_capacity(over)  # after the output: a failed write stays the only stderr line
 
 
-def capacity_warning(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
-    """The declared capacities this mapping exceeds (what ``map --target tcpa`` would refuse
-    it for): one warning line on stderr, and the causes for ``--json``."""
+def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
+    """The declared capacities this mapping exceeds: what ``map --target tcpa`` would refuse
+    it for (``--json``'s ``capacity``)."""
     from polyjoule.targets.tcpa.pricing import capacity_causes
 
     causes = capacity_causes(a, values, r)
-    over = [{"cause": c, "detail": why.detail} for c, why in causes.reasons.items()]
+    return [{"cause": c, "detail": why.detail} for c, why in causes.reasons.items()]
+
+
+def warn_capacity(over: list[dict[str, str]]) -> None:
+    """One warning line on stderr naming every exceeded capacity with its numbers."""
     if over:
         typer.echo("polyjoule: warning: exceeds the declaration: " + "; ".join(
             f"{o['cause']} ({o['detail']})" for o in over), err=True)
-    return over
 
 
 def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]]:
