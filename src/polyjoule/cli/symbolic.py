@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
                 for phase, statement, case, tex in latex_rows(a, values):
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
-        warn_capacity(over)  # after the output: a failed write stays the only stderr line
+        warn_capacity(over, wide)  # after the output: a failed write stays the only error line
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
@@ -134,11 +134,17 @@ def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]
     return [{"cause": c, "detail": why.detail} for c, why in causes.reasons.items()]
 
 
-def warn_capacity(over: list[dict[str, str]]) -> None:
-    """One warning line on stderr naming every exceeded capacity with its numbers."""
-    if over:
-        typer.echo("polyjoule: warning: exceeds the declaration: " + "; ".join(
-            f"{o['cause']} ({o['detail']})" for o in over), err=True)
+def warn_capacity(over: list[dict[str, str]], wide: bool = False) -> None:
+    """One warning on stderr naming every exceeded capacity with its numbers: one line,
+    folded to the terminal's width as all text is (``--wide``: never folded)."""
+    from polyjoule.reports.tables import width, wrap
+
+    if not over:
+        return
+    text = "polyjoule: warning: exceeds the declaration: " + "; ".join(
+        f"{o['cause']} ({o['detail']})" for o in over)
+    for line in [text] if wide else wrap(text, width(), 2):
+        typer.echo(line, err=True)
 
 
 def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]]:

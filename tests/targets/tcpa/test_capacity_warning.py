@@ -4,6 +4,7 @@ cause and the numbers the ``map`` search would refuse it for, on stderr and in `
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -14,7 +15,8 @@ from polyjoule.targets.tcpa.target import TcpaTarget, evaluate
 
 
 def _analyze(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "polyjoule", "analyze", *args],
+    """``analyze`` with ``--wide`` (the warning is folded to the width otherwise)."""
+    return subprocess.run([sys.executable, "-m", "polyjoule", "analyze", *args, "--wide"],
                           capture_output=True, text=True, check=True)
 
 
@@ -27,6 +29,11 @@ def test_analyze_warns_with_the_cause_and_numbers(tmp_path) -> None:
     assert "fd-depth" in lines[0] and "needs up to 17 words per FIFO" in lines[0]
     assert "the declaration has 16" in lines[0]
     assert over.stdout  # the analysis itself is printed as usual
+    folded = subprocess.run([sys.executable, "-m", "polyjoule", "analyze", "gesummv", "--array",
+                             str(arch), "--set", "N0=136,N1=136"], capture_output=True,
+                            text=True, check=True, env={**os.environ, "COLUMNS": "60"})
+    assert all(len(x) <= 60 for x in folded.stderr.splitlines())
+    assert " ".join(x.strip() for x in folded.stderr.splitlines()) == lines[0]
     # at N = 128 the FIFOs fit (the DRAM's 16 words per cycle do not, as in the search)
     fits = _analyze("gesummv", "--array", str(arch), "--set", "N0=128,N1=128", "--json")
     assert "fd-depth" not in fits.stderr
