@@ -7,7 +7,12 @@ cause (``docs/arch.md``, "Capacity rules"):
   its producer's start to its consumer's, ``lambda_J . d`` cycles: ``ceil(lambda_J . d / pi)``
   values are in flight (GESUMMV, ``lambda_J = (1, p0)``: the propagation along ``i1`` needs
   ``p0``). Counted only where the intra-tile case has points.
-* ``fd-count``: one FIFO per transport statement whose intra-tile case has points.
+* ``fd-count``: one FIFO per transport statement whose intra-tile case has points in a PE,
+  the most any PE needs. A statement's condition space bounds each dim on its own
+  (``i >= 1``, ``i == N - 2``: a box) in every built-in stencil, so the tiles holding its
+  points are found per dim and the count per PE is exact (a boundary statement lives in the
+  first or last tile only); a condition coupling two dims counts the statement in every
+  tile (an upper bound).
 * ``rd-count``: one RD register per value an iteration keeps in the PE (compute results and
   copies); assumes an iteration's values die before the PE's next iteration writes them.
 * ``iob-capacity``: I/O buffer words per tile (IOb accesses / PEs used, rounded up): a
@@ -22,7 +27,7 @@ quantities by running the mapping, sharing none of this code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -33,7 +38,10 @@ import sympy
 from polyjoule.analysis.intprint import compile_exprs
 from polyjoule.analysis.scan import ScanSchedule
 from polyjoule.mapping.legality import Causes, Illegal
+from polyjoule.model.affine import Affine
 from polyjoule.model.pra import PRA
+
+_BIG = 1 << 62
 
 CAUSES = ("fd-depth", "fd-count", "rd-count", "iob-capacity", "dram-bandwidth")
 
@@ -71,23 +79,145 @@ class FifoRules:
         """Per FIFO (transport statement) the cycles its values wait."""
         return {f.statement: f.depth for f in self.demands}
 
-    def needs(self, extents: Sequence[Any], p: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        """Per point: the deepest FIFO (words) and how many FIFOs hold values."""
+    @cached_property
+    def _spans(self) -> dict[str, list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]]:
+        """Per statement and dim the bounds that can keep it out of some tile (the others,
+        e.g. ``j >= 1`` for a dependence of distance 1 along ``j``, never do)."""
+        pra = self.candidate.pra
+        out = {}
+        for f in self.demands:
+            per_dim = []
+            for l, (lo, hi) in enumerate(spans(pra, f.statement)):
+                d = f.case.dist[l]
+                edge = pra.dims[l].extent.shift(-1 + min(d, 0))  # the last intra-tile index
+                per_dim.append(([(num, a) for num, a in lo
+                                 if num.terms or -(-num.const // a) > max(d, 0)],
+                                [(num, a) for num, a in hi if not _covers(num, a, edge)]))
+            out[f.statement] = per_dim
+        return out
+
+    def needs(self, extents: Sequence[Any], p: Sequence[Any],
+              values: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
+        (``values``: the parameters, for the statements' bounds; without them a statement
+        counts in every PE, an upper bound)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
         depth = np.zeros(shape, dtype=np.int64)
-        per: dict[str, np.ndarray] = {}
         if not self.demands:
             return depth, depth.copy()
         vals = self._fn(*(np.asarray(x) for x in p))
         if len(self.demands) == 1:
             vals = [vals]
+        by_stmt: dict[str, np.ndarray] = {}
         for f, v in zip(self.demands, vals, strict=True):
             has = np.broadcast_to(f.case.nonempty(extents, p), shape)
             words = np.where(has, -(-np.asarray(v, dtype=np.int64) // self.pi), 0)
             depth = np.maximum(depth, words)
-            per[f.statement] = per.get(f.statement, np.zeros(shape, bool)) | (has & (words > 0))
-        count = np.sum([np.broadcast_to(m, shape) for m in per.values()], axis=0)
+            by_stmt[f.statement] = by_stmt.get(f.statement, np.zeros(shape, bool)) | (has & (words > 0))
+        used = {st: (m, dict(zip(range(len(extents)), self._dist(st), strict=False)))
+                for st, m in by_stmt.items()}
+        if values is None:
+            count = np.sum([np.broadcast_to(m, shape) for m, _ in used.values()], axis=0)
+        else:
+            count = per_pe(self._spans, used, extents, p, values, shape)
         return depth, np.asarray(count, dtype=np.int64)
+
+    def _dist(self, statement: str) -> tuple[int, ...]:
+        return next(f.case.dist for f in self.demands if f.statement == statement)
+
+
+def spans(pra: PRA, statement: str) -> list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]:
+    """Per dim the bounds a statement's condition space puts on it alone: lower bounds
+    ``i >= ceil(num / a)`` and upper bounds ``i <= floor(num / a)`` as ``(num, a)``, ``num``
+    affine in the parameters. A constraint naming two dims bounds neither (an upper bound
+    on where the statement has points)."""
+    s = next(x for x in pra.statements if x.id == statement)
+    names = pra.dim_names
+    out: list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]] = [([], []) for _ in names]
+    for c in pra.statement_space(s):
+        co = c.expr.coeffs
+        dims = [l for l, n in enumerate(names) if co.get(n, 0)]
+        if len(dims) != 1:
+            continue
+        l = dims[0]
+        a = co[names[l]]
+        rest = Affine.of({n: v for n, v in co.items() if n != names[l]}, c.expr.const)
+        lo, hi = out[l]
+        if a > 0:  # a*i + rest >= 0  ->  i >= -rest/a
+            lo.append((-rest, a))
+            if c.eq:
+                hi.append((-rest, a))
+        else:  # i <= rest/(-a)
+            hi.append((rest, -a))
+            if c.eq:
+                lo.append((rest, -a))
+    return out
+
+
+def _covers(num: Affine, a: int, edge: Affine) -> bool:
+    """Is ``floor(num / a) >= edge`` for every parameter value (a constant difference)?"""
+    diff = num - Affine.of({k: v * a for k, v in edge.terms}, edge.const * a)
+    return not diff.terms and diff.const >= 0
+
+
+def _bound(terms: list[tuple[Affine, int]], values: Mapping[str, Any], upper: bool) -> Any:
+    out: Any = _BIG if upper else -_BIG
+    for num, a in terms:
+        v = np.asarray(num.evaluate(values), dtype=np.int64)
+        out = np.minimum(out, v // a) if upper else np.maximum(out, -(-v // a))
+    return out
+
+
+def per_pe(spans_: Mapping[str, Any], used: Mapping[str, Any], extents: Sequence[Any],
+           p: Sequence[Any], values: Mapping[str, Any], shape: tuple[int, ...]) -> np.ndarray:
+    """The most FIFOs one PE (tile) holds values in: per statement and dim, the tiles whose
+    intra-tile points meet the statement's bounds; a statement is in a PE when it is in its
+    tile along every dim. Points where no bound cuts a dim short take every statement that
+    has intra-tile points (tile 0 holds them all)."""
+    n = int(np.prod(shape)) if shape else 1
+    count = np.sum([np.broadcast_to(m, shape).reshape(-1) for m, _ in used.values()], axis=0)
+    if not any(lo or hi for st in used for lo, hi in spans_[st]):
+        return count.reshape(shape)
+    e = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for x in extents]
+    q = [np.broadcast_to(np.maximum(np.asarray(x, dtype=np.int64), 1), shape).reshape(-1) for x in p]
+    bounds = {}
+    cut = np.zeros(n, bool)
+    for st, (_, dist) in used.items():
+        for l, (lo_t, hi_t) in enumerate(spans_[st]):
+            d = dist.get(l, 0)
+            lo = np.broadcast_to(_bound(lo_t, values, False), shape).reshape(-1)
+            hi = np.broadcast_to(_bound(hi_t, values, True), shape).reshape(-1)
+            bounds[st, l] = (lo, hi)
+            cut |= (lo > max(d, 0)) | (hi < e[l] - 1 + min(d, 0))
+    rows = np.flatnonzero(cut)
+    if rows.size:
+        count = count.copy()
+        count[rows] = _per_tile(used, bounds, [x[rows] for x in e], [x[rows] for x in q],
+                                rows, shape)
+    return count.reshape(shape)
+
+
+def _per_tile(used: Mapping[str, Any], bounds: Mapping[tuple[str, int], Any],
+              e: list[np.ndarray], q: list[np.ndarray], rows: np.ndarray,
+              shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`per_pe` at the points ``rows`` where bounds matter: every tile enumerated."""
+    n = rows.size
+    kmax = [max(int((-(-el // ql)).max(initial=1)), 1) for el, ql in zip(e, q, strict=True)]
+    count = np.zeros((n, *kmax), np.int64)
+    for st, (m, dist) in used.items():
+        where = np.broadcast_to(m, shape).reshape(-1)[rows].reshape((n,) + (1,) * len(kmax))
+        for l in range(len(kmax)):
+            k = np.arange(kmax[l])[None, :]
+            d = dist.get(l, 0)
+            lo, hi = (x[rows][:, None] for x in bounds[st, l])
+            el, ql = e[l][:, None], q[l][:, None]
+            start = np.maximum(k * ql + max(d, 0), lo)
+            end = np.minimum(np.minimum(k * ql + ql - 1 + min(d, 0), el - 1), hi)
+            dims = [1] * len(kmax)
+            dims[l] = kmax[l]
+            where = where & ((k * ql < el) & (start <= end)).reshape(n, *dims)
+        count += where
+    return count.reshape(n, -1).max(axis=1)
 
 
 def rd_need(pra: PRA) -> int:

@@ -554,6 +554,8 @@ def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -
                    else "too large"))
     _say(con, f"chosen: {b['mapping']}  latency {b['latency']:,} cycles, energy "
               f"{energy(b['energy_pj'])} (dynamic {energy(b['dynamic_pj'])}){verified}")
+    if "analyze" in b:
+        _say(con, f"  same mapping alone: {b['analyze']}")
 
 
 def register(app: typer.Typer) -> None:

@@ -21,6 +21,7 @@ from polyjoule.cli._common import (
     parse_ints,
     positive_finite,
 )
+from polyjoule.cli.symbolic import AXES_HELP
 from polyjoule.errors import ValidationMismatch
 from polyjoule.jsontext import dumps
 from polyjoule.targets.tcpa.locations import CLASSES
@@ -74,10 +75,13 @@ def _op_latency(text: str | None) -> dict[str, int] | None:
 
 
 def _common(kernel: str | None, einsum: str | None, extents: str | None, array: str,
-            tile: str | None) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
+            tile: str | None, axes: str | None = None
+            ) -> tuple[Kernel, tuple[int, int], tuple[int, ...] | None]:
     from polyjoule.cli.symbolic import parse_array
+    from polyjoule.mapping.placement import parse_axes, place_kernel
 
-    return load_kernel(kernel, einsum, extents), parse_array(array), parse_ints(tile, "--tile")
+    k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
+    return k, parse_array(array), parse_ints(tile, "--tile")
 
 
 @handles_errors
@@ -87,6 +91,7 @@ def simulate(
     extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+    axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
     set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
@@ -104,7 +109,7 @@ def simulate(
     from polyjoule.analysis.simulator import simulate as run
     from polyjoule.cli._progress import simulation_progress, wanted
 
-    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
     with simulation_progress(k, values, wanted(progress, as_json)) as report:
         r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
@@ -127,6 +132,7 @@ def validate(
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
+    axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
     set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
@@ -144,7 +150,7 @@ def validate(
     from polyjoule.cli._progress import simulation_progress, wanted
     from polyjoule.cli.symbolic import resolve_table
 
-    k, arr, tl = _common(kernel, einsum, extents, array, tile)
+    k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, sizes, dataset)
     table = resolve_table(array, energy_table)
     with simulation_progress(k, values, wanted(progress, as_json)) as report:

@@ -20,6 +20,9 @@ from polyjoule.errors import SpecError
 from polyjoule.jsontext import dumps
 from polyjoule.targets.tcpa.locations import CLASSES
 
+AXES_HELP = ("Dims on the array's rows and cols, e.g. i,k (default: the leading dims; "
+             "--tile then lists tile sizes in that placed order: these dims first).")
+
 if TYPE_CHECKING:
     from polyjoule.model.pra import Kernel
     from polyjoule.targets.tcpa.energy import EnergyTable
@@ -74,6 +77,7 @@ def register(app: typer.Typer) -> None:
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
+        axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
         set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
@@ -88,35 +92,59 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
+        from polyjoule.mapping.placement import parse_axes, place_kernel
         from polyjoule.targets.tcpa.array import array_of
         from polyjoule.targets.tcpa.energy import load_table
 
         fmt = output_format(as_json, as_csv, output)
-        k = load_kernel(kernel, einsum, extents)
+        k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
         values = resolve_values(k, set_, dataset)
         decl = array_of(array)
         table = load_table(energy_table, base=decl.energy)
         a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
         r = a.evaluate(values)
         extra = r.to_json()
+        over = capacity_over(a, values, r)
         if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
-                   "derive_seconds": a.derive_seconds}
+                   "derive_seconds": a.derive_seconds, "capacity": over}
             if as_latex:
                 out["latex"] = [tex for *_, tex in latex_rows(a, values)]
             emit(dumps(out, indent=2) + "\n", output)
-            return
-        if fmt == "csv":
+        elif fmt == "csv":
             emit(r.to_csv(), output)
-            return
-        _print(k, a, r, extra, wide)
-        if as_latex:
-            from polyjoule.reports.tables import echo
+        else:
+            _print(k, a, r, extra, wide)
+            if as_latex:
+                from polyjoule.reports.tables import echo
 
-            echo("LaTeX of the formulas:", wide)
-            for phase, statement, case, tex in latex_rows(a, values):
-                head = f"{phase}: " if len(a.phases) > 1 else ""
-                echo(f"  {head}{statement} {case}: ${tex}$", wide)
+                echo("LaTeX of the formulas:", wide)
+                for phase, statement, case, tex in latex_rows(a, values):
+                    head = f"{phase}: " if len(a.phases) > 1 else ""
+                    echo(f"  {head}{statement} {case}: ${tex}$", wide)
+        warn_capacity(over, wide)  # after the output: a failed write stays the only error line
+
+
+def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
+    """The declared capacities this mapping exceeds: what ``map --target tcpa`` would refuse
+    it for (``--json``'s ``capacity``)."""
+    from polyjoule.targets.tcpa.pricing import capacity_causes
+
+    causes = capacity_causes(a, values, r)
+    return [{"cause": c, "detail": why.detail} for c, why in causes.reasons.items()]
+
+
+def warn_capacity(over: list[dict[str, str]], wide: bool = False) -> None:
+    """One warning on stderr naming every exceeded capacity with its numbers: one line,
+    folded to the terminal's width as all text is (``--wide``: never folded)."""
+    from polyjoule.reports.tables import width, wrap
+
+    if not over:
+        return
+    text = "polyjoule: warning: exceeds the declaration: " + "; ".join(
+        f"{o['cause']} ({o['detail']})" for o in over)
+    for line in [text] if wide else wrap(text, width(), 2):
+        typer.echo(line, err=True)
 
 
 def latex_rows(a: Any, values: dict[str, int]) -> list[tuple[str, str, str, str]]:

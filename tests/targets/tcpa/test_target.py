@@ -14,8 +14,9 @@ from polyjoule.analysis.analyze import analyze
 from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
 from polyjoule.analysis.simulator import simulate
 from polyjoule.library.kernels import get, names
+from polyjoule.mapping.placement import place_kernel
 from polyjoule.targets.tcpa.array import default_array
-from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, search
+from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, mapping_of, search
 
 
 def _array(rows: int, cols: int, depth: int):
@@ -94,13 +95,13 @@ def test_best_mapping_equals_analyze_and_validates(name: str) -> None:
     res = search(TcpaTarget(), k, vals, top=1)
     best = res.best
     assert best is not None
-    r, c = (int(x) for x in best["array"].split("x"))
-    order = None if best["order"] == "auto" else tuple(best["order"].split("/"))
+    m = mapping_of(best)
+    placed = place_kernel(k, m.axes)
     v = {p: 16 for p in k.params}
-    assert kernel_latency(kernel_schedules(k, (r, c), order=order), v) == best["latency"]
-    dyn = analyze(k, (r, c)).evaluate(v).energy_pj["total"]
+    assert kernel_latency(kernel_schedules(placed, m.array, m.tile, order=m.order), v) == best["latency"]
+    dyn = analyze(placed, m.array, tile=m.tile).evaluate(v).energy_pj["total"]
     assert dyn == pytest.approx(best["dynamic_pj"], rel=1e-9)
-    sim = simulate(k, (r, c), values=v, order=order,
+    sim = simulate(placed, m.array, m.tile, values=v, order=m.order,
                    capacities=default_array().capacities(k.phases[0].dtype))
     assert sim.ok and sim.makespan == best["latency"]
 
@@ -121,6 +122,7 @@ def test_cli_map_tcpa_prints_ranking_and_census() -> None:
                          capture_output=True, text=True, check=True).stdout
     assert "top 3 of" in out and "independent census" in out and "chosen:" in out
     assert "simulated with capacities enforced: passes" in out
+    assert "same mapping alone: polyjoule analyze gemm --array" in out.replace("\n    ", " ")
 
 
 def test_cli_map_tcpa_bad_relieve_is_one_line_exit_2() -> None:
@@ -152,3 +154,23 @@ def test_cli_worked_example_with_a_declaration_file(tmp_path) -> None:
     lat = [c["latency"] for c in doc["candidates"]]
     assert lat == sorted(lat)
     assert any(r["cause"] == "fd-depth" for r in doc["census"])
+
+
+@pytest.mark.parametrize("kernel,sets", [("gemm", ["N=12"]), ("jacobi-1d", ["TSTEPS=6", "N=14"])])
+def test_cli_best_mapping_reproduced_by_analyze_and_validate(kernel: str, sets: list[str]) -> None:
+    """The command ``map`` prints for its best mapping prices it alone with the same
+    energy and latency, and ``validate`` (simulation vs formulas) passes on it."""
+    run = [sys.executable, "-m", "polyjoule"]
+    given = [x for s in sets for x in ("--set", s)]
+    doc = json.loads(subprocess.run([*run, "map", kernel, "--target", "tcpa", *given,
+                                     "--top", "1", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    best = doc["candidates"][0]
+    args = best["analyze"].split()[2:]  # drop "polyjoule analyze"
+    a = json.loads(subprocess.run([*run, "analyze", *args, "--json"], capture_output=True,
+                                  text=True, check=True).stdout)
+    assert a["latency_cycles"] == best["latency"]
+    assert a["total_pj"] == pytest.approx(best["energy_pj"], rel=1e-6)
+    assert a["capacity"] == []
+    v = subprocess.run([*run, "validate", *args, "--json"], capture_output=True, text=True)
+    assert v.returncode == 0 and json.loads(v.stdout)["ok"]

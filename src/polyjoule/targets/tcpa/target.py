@@ -1,14 +1,16 @@
 """The processor array (TCPA) as a search target: a mapspace priced from formulas.
 
 The mapspace of a kernel on a declared array: array shapes within the declared grid
-(powers of two per side, and the declared sides) x scanning orders (single-phase kernels;
-a multi-phase kernel takes the best feasible order per phase and point) x the problem
-sizes given (ranges). Array axes go to the kernel's leading dims (``Tiling.of``); tile
-sizes are ``ceil(N / t)``. Per (shape, order) the energy, latency and capacity formulas
-are derived once and evaluated for every size at once; every point is priced or refused
-with every cause it violates (:mod:`polyjoule.mapping.legality`,
-:mod:`polyjoule.analysis.capacity`), ranked by the objective, and censused in the search
-core's three definitions.
+(powers of two per side, and the declared sides) x placements (which loop dims the array's
+rows and columns take, :mod:`polyjoule.mapping.placement`) x tile sizes
+(:mod:`polyjoule.targets.tcpa.tiles`: ``ceil(N/t)`` and the sizes that leave part of an axis
+idle; single-phase kernels whose counts are symbolic in the tile sizes) x scanning orders
+(single-phase kernels; a multi-phase kernel takes the best feasible order per phase and
+point) x the problem sizes given (ranges). The energy, latency and capacity formulas are
+derived once per placement (:mod:`polyjoule.targets.tcpa.pricing`) and evaluated for every
+shape, tile size and problem size at once; every point is priced or refused with every cause
+it violates (:mod:`polyjoule.mapping.legality`, :mod:`polyjoule.analysis.capacity`), ranked
+by the objective, and censused in the search core's three definitions.
 """
 
 from __future__ import annotations
@@ -22,15 +24,33 @@ from typing import Any
 import numpy as np
 
 from polyjoule.analysis.capacity import CAUSES as CAPACITY
-from polyjoule.analysis.capacity import FifoRules, check, io_needs, rd_need
 from polyjoule.errors import Kind, Refused, SpecError
-from polyjoule.mapping.legality import Causes, Illegal, phase_causes
+from polyjoule.mapping.legality import Causes
 from polyjoule.search.census import Census
 from polyjoule.search.cost import Cost, Priced
 from polyjoule.search.mapspace import Mapspace
 from polyjoule.targets.tcpa.array import ProcessorArray, array_of, default_array
+from polyjoule.targets.tcpa.pricing import (
+    STRUCTURAL,
+    clear_memos,
+    derived,
+    n_axes,
+    price,
+    timing,
+)
+from polyjoule.targets.tcpa.pricing import orders as placed_orders
+from polyjoule.targets.tcpa.tiles import (
+    Points,
+    concat,
+    default_points,
+    fixed_points,
+    flat_values,
+    tile_points,
+)
 
-STRUCTURAL = ("empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule")
+__all__ = ["TcpaMapping", "TcpaSearch", "TcpaTarget", "clear_memos", "evaluate", "search",
+           "shapes"]
+
 #: the order first causes are charged in
 ORDER = (*STRUCTURAL, *CAPACITY)
 #: kind of every cause: the structural rules the mapping cannot express; the capacity
@@ -42,17 +62,35 @@ OBJECTIVES = {"energy": ("energy_pj", "latency"), "latency": ("latency", "energy
 
 @dataclass(frozen=True)
 class TcpaMapping:
-    """One point of the mapspace: an array shape, a scanning order, the problem size."""
+    """One point of the mapspace: an array shape, the dims on its axes, tile sizes, a
+    scanning order and the problem size."""
 
     array: tuple[int, int]
     order: tuple[str, ...] | None  # dims innermost first; None: best per phase and point
-    values: Mapping[str, int]
+    values: Mapping[str, Any]
     kernel: str = ""
+    axes: tuple[str, ...] = ()  # dims on rows, cols; (): each phase's leading dims
+    tile: tuple[int, ...] | None = None  # per dim of the placed phase; None: ceil(N/t)
 
     @property
     def label(self) -> str:
+        """``4x8 i=5,k=4 k/i/j``: shape, dims on rows and cols (with their tile sizes when
+        searched; ``lead``: each phase's leading dims), scanning order innermost first."""
         o = "auto" if self.order is None else "/".join(self.order)
-        return f"{self.array[0]}x{self.array[1]} {o}"
+        if self.tile is None:
+            ax = ",".join(self.axes) or "lead"
+        else:
+            ax = ",".join(f"{a}={p}" for a, p in zip(self.axes, self.tile, strict=False))
+        return f"{self.array[0]}x{self.array[1]} {ax} {o}"
+
+    def command(self, kernel: str) -> str:
+        """The ``polyjoule analyze`` command that prices this mapping alone."""
+        out = f"polyjoule analyze {kernel} --array {self.array[0]}x{self.array[1]}"
+        if self.axes:
+            out += f" --axes {','.join(self.axes)}"
+        if self.tile is not None:
+            out += f" --tile {','.join(map(str, self.tile))}"
+        return out + " --set " + ",".join(f"{k}={v}" for k, v in self.values.items())
 
 
 @dataclass
@@ -78,11 +116,13 @@ class TcpaSearch:
 
 @dataclass
 class _Block:
-    """Every size of one (shape, order): causes, prices."""
+    """Every point of one (shape, placement, order): causes, prices."""
 
     mapping: TcpaMapping
     causes: Causes
     price: dict[str, np.ndarray]
+    points: Points | None = None
+    perm: tuple[int, ...] | None = None  # shown dim -> dim of the points' tile sizes
 
 
 @dataclass
@@ -139,9 +179,7 @@ class TcpaTarget:
 
         if estimate_bytes(kernel, row["values"]) > MEMORY_LIMIT // 8:
             return None
-        r, c = (int(x) for x in row["array"].split("x"))
-        order = None if row["order"] == "auto" else tuple(row["order"].split("/"))
-        return self.verify(kernel, row["values"], TcpaMapping((r, c), order, {}))
+        return self.verify(kernel, row["values"], mapping_of(row))
 
     # --- the protocol, one mapping at a time (the search itself is vectorised below)
 
@@ -153,7 +191,8 @@ class TcpaTarget:
               relieve: frozenset[str] = frozenset()) -> TcpaMapping:
         """``mapping`` when it fits, else :class:`Refused` with every cause."""
         b = evaluate(self, kernel, mapping.array, mapping.order,
-                     {k: np.asarray([v]) for k, v in values.items()})
+                     {k: np.asarray([v]) for k, v in values.items()},
+                     axes=mapping.axes, tile=mapping.tile)
         bad = [c for c in ORDER if c in b.causes.masks and c not in relieve
                and bool(b.causes.masks[c].reshape(-1)[0])]
         if bad:
@@ -165,191 +204,188 @@ class TcpaTarget:
         from polyjoule.library.kernels import get
 
         b = evaluate(self, get(program.kernel), program.array, program.order,
-                     {k: np.asarray([v]) for k, v in program.values.items()})
+                     {k: np.asarray([v]) for k, v in program.values.items()},
+                     axes=program.axes, tile=program.tile)
         return Priced(Cost(self.objectives, [float(b.price[k][0]) for k in self.objectives]))
 
     def verify(self, kernel: Any, values: Mapping[str, int], program: TcpaMapping,
                seed: int = 0) -> bool:
         """Simulate the mapping with the declared capacities enforced."""
         from polyjoule.analysis.simulator import simulate
+        from polyjoule.mapping.placement import place_kernel
 
-        r = simulate(kernel, program.array, values={k: int(v) for k, v in values.items()},
-                     order=program.order, seed=seed,
-                     capacities=self.array.capacities(kernel.phases[0].dtype))
+        r = simulate(place_kernel(kernel, program.axes), program.array, program.tile,
+                     values={k: int(v) for k, v in values.items()}, order=program.order,
+                     seed=seed, capacities=self.array.capacities(kernel.phases[0].dtype))
         return r.ok
+
+
+def mapping_of(row: Mapping[str, Any]) -> TcpaMapping:
+    """The mapping of a ranked row (``search`` candidates, ``--json``)."""
+    r, c = (int(x) for x in row["array"].split("x"))
+    order = None if row["order"] == "auto" else tuple(row["order"].split("/"))
+    tile = None if row.get("tile") is None else tuple(int(x) for x in row["tile"])
+    return TcpaMapping((r, c), order, dict(row["values"]), axes=tuple(row.get("axes", ())),
+                       tile=tile)
 
 
 def shapes(array: ProcessorArray) -> list[tuple[int, int]]:
     """Array shapes within the declared grid: powers of two and the declared side per side."""
-    def sides(n: int) -> list[int]:
-        return sorted({*(1 << i for i in range(n.bit_length()) if 1 << i <= n), n})
-
     return [(r, c) for r in sides(array.rows) for c in sides(array.cols)]
 
 
-def orders(kernel: Any, shape: tuple[int, int], store: Any = None
-           ) -> list[tuple[str, ...] | None]:
-    """Scanning orders (innermost first) a single-phase kernel may use; ``None`` (auto)
-    for a multi-phase kernel."""
-    from polyjoule.analysis.schedule import Schedule
-
-    if len(kernel.phases) != 1:
-        return [None]
-    s = _schedules(kernel, shape, store)[0]
-    if not isinstance(s, Schedule):
-        return [None]
-    return [tuple(s.pra.dims[l].name for l in c.order) for c in s.pool]
-
-
-def _phase(tgt: TcpaTarget, sched: Any, order: tuple[str, ...] | None,
-           vals: Mapping[str, np.ndarray], out: Causes) -> tuple[np.ndarray, np.ndarray]:
-    """One phase: its causes added to ``out``; (latency, PEs used) per point."""
-    from polyjoule.analysis.schedule import Schedule
-
-    pra, tiling = sched.pra, sched.tiling
-    v = {k: vals[k] for k in pra.params}
-    tile = phase_causes(pra, tiling, v)
-    for c, m in tile.masks.items():
-        out.add(tile.reasons[c], m)
-    extents = [np.asarray(d.extent.evaluate(v), dtype=np.int64) for d in pra.dims]
-    p = [np.maximum(np.asarray(x, dtype=np.int64), 1) for x in tiling.sizes_many(pra, v)]
-    shape = np.broadcast_shapes(*(e.shape for e in extents))
-    if not isinstance(sched, Schedule):
-        out.add(sched.reason, np.ones(shape, bool))
-        return np.zeros(shape, np.int64), np.ones(shape, np.int64)
-    pool = sched.pool if order is None else [
-        c for c in sched.pool if tuple(pra.dims[l].name for l in c.order) == tuple(order)]
-    big = np.iinfo(np.int64).max
-    feas = [np.broadcast_to(c.feasible(extents, p), shape) for c in pool]
-    lat = np.stack([np.where(f, c.latency_many(v, p), big) for c, f in zip(pool, feas, strict=True)])
-    pick = np.argmin(lat, axis=0)
-    ok = np.logical_or.reduce(feas)
-    if not ok.all():
-        out.add(Illegal("no-schedule", f"{pra.name}: scanning order "
-                        f"{'auto' if order is None else '/'.join(order)} violates a dependence"), ~ok)
-    depth = np.zeros(shape, np.int64)
-    count = np.zeros(shape, np.int64)
-    for i, c in enumerate(pool):
-        d, n = _fifo_rules(c).needs(extents, p)
-        depth = np.where(pick == i, d, depth)
-        count = np.where(pick == i, n, count)
-    caps = tgt.array.capacities(pra.dtype)
-    check(out, caps, {"fd-depth": depth, "fd-count": count, "rd-count": np.full(shape, rd_need(pra))})
-    t_eff = [-(-e // q) for e, q in zip(extents, p, strict=True)]
-    return np.where(ok, np.min(lat, axis=0), 0), np.prod(t_eff, axis=0)
+def sides(n: int) -> list[int]:
+    """The sizes one side of the grid takes: powers of two up to ``n``, and ``n``."""
+    return sorted({*(1 << i for i in range(n.bit_length()) if 1 << i <= n), n})
 
 
 def evaluate(tgt: TcpaTarget, kernel: Any, shape: tuple[int, int],
              order: tuple[str, ...] | None, vals: Mapping[str, np.ndarray],
-             memo: dict[Any, Any] | None = None) -> _Block:
-    """Causes and prices of one (shape, order) at every size of ``vals`` at once.
-
-    ``memo``: counts per shape shared by the orders of one search (they do not depend on
-    the scanning order)."""
-    from polyjoule.targets.tcpa import power
-
-    out = Causes({}, {})
-    scheds = _schedules(kernel, shape, tgt.store)  # every order; _phase picks ``order``
-    lat = np.zeros(np.shape(next(iter(vals.values()))), np.int64)
-    pes = np.ones_like(lat)
-    for s in scheds:
-        l, n = _phase(tgt, s, order, vals, out)
-        lat, pes = lat + l, np.maximum(pes, n)
-    ok = out.ok
-    tiled = np.ones(lat.shape, bool)  # where the tiling rules hold: the counts' domain
-    for c in STRUCTURAL[:3]:
-        if c in out.masks:
-            tiled &= ~out.masks[c]
-    ev = None if memo is None else memo.get(shape)
-    if ev is None:
-        ev = _counts(kernel, shape, tgt.array, vals, tiled, tgt.store)
-        if memo is not None:
-            memo[shape] = ev
-    caps = tgt.array.capacities(kernel.phases[0].dtype)
-    iob, rate = io_needs(ev["IOb"], ev["DR"], pes, lat)
-    check(out, caps, {"iob-capacity": np.where(ok, iob, 0), "dram-bandwidth": np.where(ok, rate, 0)},
-          tgt.bandwidth_bound)
-    if tgt.bandwidth_bound:
-        from polyjoule.analysis.capacity import bandwidth_latency
-
-        lat = bandwidth_latency(lat, ev["DR"], caps.dram_bandwidth_words_per_cycle)
-    leak_uw = sum(power.leakage_uw(tgt.array).values())
-    secs = lat * tgt.array.cycle_seconds
-    dyn = np.asarray(ev["energy_pj"], dtype=np.float64)
-    energy = dyn + leak_uw * secs * power.PJ_PER_UW_S
-    price = {"latency": lat, "energy_pj": energy, "dynamic_pj": dyn, "edp": energy * lat,
-             "power_mw": energy * 1e-9 / np.maximum(secs, 1e-30)}
-    return _Block(TcpaMapping(shape, order, {}), out, price)
+             memo: dict[Any, Any] | None = None, *, axes: tuple[str, ...] = (),
+             tile: tuple[int, ...] | None = None) -> _Block:
+    """Causes and prices of one mapping (shape, placement ``axes``, tile sizes ``tile`` or
+    ``ceil(N/t)``, ``order``) at every size of ``vals`` at once."""
+    d = derived(kernel, tuple(axes), n_axes(shape), tgt.array, tgt.store)
+    pts = (default_points(d.kernel.phases, shape, vals) if tile is None
+           else fixed_points(d.kernel.phases[0], shape, vals, tile))
+    pr = price(d, tgt.array, order, pts, tgt.bandwidth_bound, memo, tgt.store)
+    return _Block(TcpaMapping(shape, order, pts.values, kernel.name, tuple(axes), tile),
+                  pr.causes, pr.price, pts)
 
 
-def _counts(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
-            vals: Mapping[str, np.ndarray], ok: np.ndarray, store: Any = None
-            ) -> dict[str, np.ndarray]:
-    """Energy and I/O counts at the accepted points (refused points take an accepted
-    point's values, or zeros when none is accepted: the formulas hold only where legal)."""
-    if not ok.any():
-        z = np.zeros(ok.shape)
-        return {"IOb": z, "DR": z, "energy_pj": z}
-    i = int(np.flatnonzero(ok.reshape(-1))[0])
-    safe = {k: np.where(ok, x, np.asarray(x).reshape(-1)[i]) for k, x in vals.items()}
-    return _analysis(kernel, shape, array, store).evaluate_many(safe)
-
-
-_ANALYSES: dict[Any, Any] = {}
-_SCHEDULES: dict[Any, list[Any]] = {}
-_FIFOS: dict[int, tuple[Any, FifoRules]] = {}
-
-
-def _fifo_rules(candidate: Any) -> FifoRules:
-    """The compiled FIFO rules of a scanning order, built once per candidate."""
-    hit = _FIFOS.get(id(candidate))
-    if hit is None or hit[0] is not candidate:
-        hit = _FIFOS[id(candidate)] = (candidate, FifoRules(candidate))
-    return hit[1]
-
-
-def clear_memos() -> None:
-    """Forget the in-process analyses and schedules (as a new process would)."""
-    from polyjoule.analysis import schedule
-
-    _ANALYSES.clear()
-    _SCHEDULES.clear()
-    _FIFOS.clear()
-    schedule._CACHE.clear()
-
-
-def _analysis(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
-              store: Any = None) -> Any:
-    from polyjoule.analysis.analyze import analyze
-
-    key = (kernel.name, kernel.phases, shape, id(array.energy))
-    if key not in _ANALYSES:
-        if len(_ANALYSES) > 256:
-            _ANALYSES.clear()
-        _ANALYSES[key] = analyze(kernel, shape, energy_table=array.energy, store=store)
-    return _ANALYSES[key]
-
-
-def _schedules(kernel: Any, shape: tuple[int, int], store: Any) -> list[Any]:
-    """Every phase's schedule (all scanning orders), kept in ``store`` when given."""
-    from polyjoule.analysis.analyze import derivation_key
-    from polyjoule.analysis.schedule import kernel_schedules
+def _points(d: Any, shape: tuple[int, int], axis_sides: list[list[int]],
+            vals: Mapping[str, np.ndarray]) -> Points:
+    """The mapping points of one (placement, shape): every size x (for a single symbolic
+    phase) every tile size of :mod:`~polyjoule.targets.tcpa.tiles`."""
     from polyjoule.mapping.tiling import Tiling
 
-    memo = (kernel.name, kernel.phases, shape)
-    if memo in _SCHEDULES:
-        return _SCHEDULES[memo]
-    if store is None or not hasattr(store, "get_object"):
-        out = _SCHEDULES[memo] = kernel_schedules(kernel, shape)
-        return out
-    key = "|".join(derivation_key(pra, Tiling.of(pra, shape)) for pra in kernel.phases)
-    key += "|pi=1|w=1|order=None"  # the key dse.sweep.schedules_for uses for these
-    got = store.get_object(key, "schedules")
-    if got is not None:
-        out = _SCHEDULES[memo] = list(got)
-        return out
-    out = _SCHEDULES[memo] = kernel_schedules(kernel, shape)
-    store.put_object(key, "schedules", out)  # pickles without compiled code
+    if not d.symbolic or len(d.kernel.phases) != 1:
+        return default_points(d.kernel.phases, shape, vals)
+    pra = d.kernel.phases[0]
+    t = Tiling.of(pra, shape).t
+    prev = [max((s for s in axis_sides[l] if s < t[l]), default=0) if l < len(axis_sides) else 0
+            for l in range(pra.n)]
+    return tile_points(pra, d.groups(), shape, t, prev, vals)
+
+
+@dataclass
+class _Part:
+    """One placement's derivation and points; ``axes`` and ``perm`` say how to show a
+    point (the placement's dims, and per shown dim its index in the derivation's PRA)."""
+
+    derived: Any
+    points: Points
+    axes: tuple[str, ...]
+    perm: tuple[int, ...] | None = None
+
+
+#: price 1-D placements with a 2-D placement's derivation (its second dim in one tile)
+REUSE = True
+
+
+def _plan(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray]) -> list[_Part]:
+    """Per placement its derivation and the points of every shape (sizes x tile sizes)."""
+    from polyjoule.mapping.placement import placements
+
+    rows, cols = sides(tgt.array.rows), sides(tgt.array.cols)
+    flat = flat_values(vals)
+    out: list[_Part] = []
+    for k in (2, 1):
+        shs = [sh for sh in _distinct(kernel, shapes(tgt.array)) if n_axes(sh) == k]
+        for axes in placements(kernel, k) if shs else ():
+            sides_ = [rows, cols] if k == 2 else [cols if shs[0][1] != 1 else rows]
+            reuse = _one_tile(out, axes) if k == 1 and REUSE else None
+            if reuse is not None:
+                out.append(reuse(shs, sides_, flat))
+                continue
+            d = derived(kernel, axes, k, tgt.array, tgt.store)
+            out.append(_Part(d, concat([_points(d, sh, sides_, flat) for sh in shs]), d.axes))
+    return out
+
+
+def _one_tile(parts: list[_Part], axes: tuple[str, ...]) -> Any:
+    """A 2-D placement's derivation that prices the 1-D placement ``axes``: its other
+    dim in a single tile (the counts and latency of an untiled dim; a single-phase kernel
+    whose two dims may take different tile sizes), or None."""
+    from polyjoule.mapping.placement import place
+
+    for part in parts:
+        d = part.derived
+        if len(d.kernel.phases) != 1 or not d.symbolic or axes[0] not in d.axes:
+            continue
+        pra = d.kernel.phases[0]
+        a = pra.dim_names.index(axes[0])
+        if any(a in g and len(g) > 1 for g in d.groups()):
+            continue
+        shown = place(pra, axes).dim_names
+        perm = tuple(pra.dim_names.index(n) for n in shown)
+
+        def build(shs: list[tuple[int, int]], sides_: list[list[int]],
+                  flat: Mapping[str, np.ndarray], d: Any = d, a: int = a,
+                  perm: tuple[int, ...] = perm) -> _Part:
+            pts = concat([_single(d, a, sh, sides_[0], flat) for sh in shs])
+            return _Part(d, pts, axes, perm)
+
+        return build
+    return None
+
+
+def _single(d: Any, a: int, shape: tuple[int, int], side: list[int],
+            vals: Mapping[str, np.ndarray]) -> Points:
+    """Points of a 1-D shape with dim ``a`` of the 2-D derivation ``d`` on the axis and its
+    other tiled dim in one tile (at least its dependence distance: never refused for it)."""
+    from polyjoule.mapping.tiling import min_tile
+
+    pra = d.kernel.phases[0]
+    c = max(shape)
+    t = tuple(c if l == a else 1 for l in range(pra.n))
+    prev = [max((s for s in side if s < c), default=0) if l == a else 0 for l in range(pra.n)]
+    pts = tile_points(pra, [g for g in d.groups() if a in g], shape, t, prev, vals)
+    need = min_tile(pra)
+    pts.tiles[0] = tuple(x if l == a else np.maximum(x, need[l]) for l, x in enumerate(pts.tiles[0]))
+    return pts
+
+
+def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
+           relieve: frozenset[str] = frozenset(), top: int = 8) -> TcpaSearch:
+    """Every mapping of the mapspace at every size of ``vals``: priced or refused, ranked."""
+    t0 = time.perf_counter()
+    plan = _plan(tgt, kernel, vals)
+    for part in plan:  # compile each placement's formulas once, outside the timing
+        part.derived.prepare(len(part.points))
+        one = part.points.take(slice(0, 1))
+        for o in placed_orders(part.derived):
+            timing(part.derived, tgt.array, o, one)
+    t1 = time.perf_counter()
+    blocks = []
+    memo: dict[Any, Any] = {}
+    for part in plan:
+        d, pts = part.derived, part.points
+        for o in placed_orders(d):
+            pr = price(d, tgt.array, o, pts, tgt.bandwidth_bound, memo, tgt.store)
+            blocks.append(_Block(TcpaMapping((0, 0), o, pts.values, kernel.name, part.axes),
+                                 pr.causes, pr.price, pts, part.perm))
+    t2 = time.perf_counter()
+    census, indep = _census(blocks, relieve)
+    cands, accepted = _rank(tgt, blocks, relieve, top)
+    n = sum(int(np.size(b.price["latency"])) for b in blocks)
+    res = TcpaSearch(kernel.name, tgt, cands, accepted, census, n, relieve, indep,
+                     t1 - t0, t2 - t1)
+    if relieve:
+        res.relief = _relief(blocks, relieve)
+    return res
+
+
+def _distinct(kernel: Any, shapes_: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """One shape per tiling (``1x8`` and ``8x1`` tile the same dims alike)."""
+    seen, out = set(), []
+    for sh in shapes_:
+        key = (tuple(sorted(x for x in sh if x != 1)) if min(sh) == 1 else sh)
+        if len([x for x in sh if x != 1]) > min(ph.n for ph in kernel.phases):
+            continue
+        if key not in seen:
+            seen.add(key)
+            out.append(sh)
     return out
 
 
@@ -375,47 +411,21 @@ def _census(blocks: list[_Block], relieve: frozenset[str]) -> tuple[Census, Coun
     return census, indep
 
 
+def _at(b: _Block, i: int) -> TcpaMapping:
+    """The mapping of point ``i`` of a block."""
+    pts = b.points
+    assert pts is not None
+    tile = None
+    if pts.explicit:
+        perm = b.perm or tuple(range(len(pts.tiles[0])))
+        tile = tuple(int(pts.tiles[0][l][i]) for l in perm)
+    return replace(b.mapping, array=(int(pts.rows[i]), int(pts.cols[i])), tile=tile,
+                   values={k: int(v.reshape(-1)[i]) for k, v in b.mapping.values.items()})
+
+
 def _label(b: _Block, i: int) -> str:
-    vals = ",".join(f"{k}={int(v.reshape(-1)[i])}" for k, v in b.mapping.values.items())
-    return f"{b.mapping.label} @ {vals}"
-
-
-def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
-           relieve: frozenset[str] = frozenset(), top: int = 8) -> TcpaSearch:
-    """Every mapping of the mapspace at every size of ``vals``: priced or refused, ranked."""
-    t0 = time.perf_counter()
-    plan = [(sh, o) for sh in _distinct(kernel, shapes(tgt.array)) for o in orders(kernel, sh, tgt.store)]
-    one = {k: np.asarray(v).reshape(-1)[:1] for k, v in vals.items()}
-    for sh, o in plan:  # derive and compile every formula once, outside the timing
-        evaluate(tgt, kernel, sh, o, one)
-    t1 = time.perf_counter()
-    blocks = []
-    memo: dict[Any, Any] = {}
-    for sh, o in plan:
-        b = evaluate(tgt, kernel, sh, o, vals, memo)
-        b.mapping = TcpaMapping(sh, o, vals, kernel.name)
-        blocks.append(b)
-    t2 = time.perf_counter()
-    census, indep = _census(blocks, relieve)
-    cands, accepted = _rank(tgt, blocks, relieve, top)
-    n = sum(int(np.size(b.price["latency"])) for b in blocks)
-    res = TcpaSearch(kernel.name, tgt, cands, accepted, census, n, relieve, indep, t1 - t0, t2 - t1)
-    if relieve:
-        res.relief = _relief(blocks, relieve)
-    return res
-
-
-def _distinct(kernel: Any, shapes_: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """One shape per tiling (``1x8`` and ``8x1`` tile the same dims alike)."""
-    seen, out = set(), []
-    for sh in shapes_:
-        key = (tuple(sorted(x for x in sh if x != 1)) if min(sh) == 1 else sh)
-        if len([x for x in sh if x != 1]) > min(ph.n for ph in kernel.phases):
-            continue
-        if key not in seen:
-            seen.add(key)
-            out.append(sh)
-    return out
+    m = _at(b, i)
+    return f"{m.label} @ " + ",".join(f"{k}={v}" for k, v in m.values.items())
 
 
 def _ok(b: _Block, relieve: frozenset[str]) -> np.ndarray:
@@ -440,9 +450,11 @@ def _rank(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str], top: i
                 keys.append(tuple(float(b.price[k][i]) for k in tgt.objectives) + (bi, int(i)))
     for *_, bi, i in sorted(keys)[:top]:
         b = blocks[bi]
-        rows.append({"mapping": _label(b, i), "array": f"{b.mapping.array[0]}x{b.mapping.array[1]}",
-                     "order": "auto" if b.mapping.order is None else "/".join(b.mapping.order),
-                     "values": {k: int(v[i]) for k, v in b.mapping.values.items()},
+        m = _at(b, i)
+        rows.append({"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
+                     "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
+                     "order": "auto" if m.order is None else "/".join(m.order),
+                     "values": dict(m.values), "analyze": m.command(m.kernel),
                      "latency": int(b.price["latency"][i]),
                      "energy_pj": round(float(b.price["energy_pj"][i]), 3),
                      "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
