@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from polyjoule.analysis import analyze
 from polyjoule.cli import app
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.library.kernels import get
+from polyjoule.library.kernels import get, names
 from polyjoule.mapping.tiling import Tiling
 
 
@@ -111,7 +111,7 @@ statements:
 
 
 @pytest.mark.parametrize("array,tile,mode", [((2, 2), None, "symbolic"), ((2, 4), (3, 2), "fixed"),
-                                             ((4, 1), None, "fixed")])
+                                             ((4, 1), None, "symbolic")])
 @pytest.mark.parametrize("n", [1, 5, 8, 11])
 def test_triangle_symbolic_or_fixed(tmp_path, brute_counts, array, tile, mode, n):
     from polyjoule.frontends.pra_yaml import load_kernel_file
@@ -146,13 +146,67 @@ def test_worked_schedule_example_through_cli_json():
 
 
 def test_vectorised_fixed_tiles_equal_scalar():
-    """Fixed-tile kernels (trmm: a tiled dim coupled with a sequential one) vectorise too."""
-    a = analyze("trmm", array=(2, 2))
-    n = np.array([3, 4, 7, 10])
-    many = a.evaluate_many({"M": n, "N": n + 1})
+    """Fixed-tile phases (coupled dims given different tile sizes) vectorise too."""
+    a = analyze("syrk", array=(2, 2), tile=(2, 3, 1))
+    n = np.array([3, 4, 4])
+    many = a.evaluate_many({"N": n, "M": n + 1})
     for i, x in enumerate(n):
-        r = a.evaluate({"M": int(x), "N": int(x) + 1})
-        assert r.modes["trmm"] == "fixed"
+        r = a.evaluate({"N": int(x), "M": int(x) + 1})
+        assert r.modes["syrk"] == "fixed"
         for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
             assert many[c][i] == r.counts[c]
         assert many["energy_pj"][i] == pytest.approx(r.energy_pj["total"])
+
+
+ARRAYS = [(8, 8), (2, 2), (1, 4), (3, 2), (4, 1)]
+
+
+@pytest.mark.parametrize("name", names())
+def test_no_built_in_kernel_derives_in_fixed_mode(name):
+    for array in ARRAYS:
+        try:
+            a = analyze(name, array=array)
+        except InfeasibleMapping:
+            continue  # more array axes than dims
+        assert {ph.mode for ph in a.phases} == {"symbolic"}, (name, array)
+
+
+@pytest.mark.parametrize("name", ["trmm", "symm", "syrk", "trisolv"])
+@pytest.mark.parametrize("array", ARRAYS)
+def test_coupled_sequential_dims_symbolic_equals_enumeration(name, array, brute_counts):
+    """trmm, symm (a tiled dim coupled with a sequential one: split virtually), syrk and
+    trisolv: the symbolic formulas at sizes that make tile sizes 1 to 5 occur."""
+    k = get(name)
+    pra = k.phases[0]
+    a = analyze(k, array=array)
+    seen = 0
+    for n in range(1, 12):
+        values = {p: n + (i % 2) * 3 for i, p in enumerate(k.params)}
+        try:
+            Tiling.of(pra, array).sizes(pra, values)
+        except InfeasibleMapping:
+            continue
+        assert symbolic_counts(name, array, values) == brute_counts(pra, array, values), values
+        seen += 1
+    assert seen >= 4
+
+
+@pytest.mark.parametrize("name,tile", [("trmm", (3, 2, 1)), ("symm", (2, 4, 1)), ("trmm", (5, 5, 1))])
+def test_symbolic_equals_fixed_mode_with_explicit_tiles(name, tile):
+    """The virtual split against the fixed-tile derivation (an independent isl count)."""
+    from polyjoule.analysis.counts import derive
+
+    k = get(name)
+    pra = k.phases[0]
+    tiling = Tiling.of(pra, (2, 2), tile)
+    a = analyze(k, array=(2, 2), tile=tile)
+    assert a.phases[0].mode == "symbolic"
+    fixed = [v.formula for v in derive(pra, tiling, fixed=tile)[0]]
+    for m in range(2, 2 * min(tile[:2]) + 1):
+        values = {"M": m, "N": m + 1}
+        try:
+            tiling.sizes(pra, values)
+        except InfeasibleMapping:
+            continue
+        got = [row.value for row in a.evaluate(values).volumes]
+        assert got == [int(f.evaluate(values)) for f in fixed], values
