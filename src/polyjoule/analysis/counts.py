@@ -15,9 +15,11 @@ tile indices ``k`` (``i = j + p*k``) and counted with Barvinok. Two derivations:
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from polyjoule.analysis import _isl
@@ -246,6 +248,8 @@ class _Counter:
         self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
         self.tile_terms = {l: self.rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
         self.shared = base + [self.rw.pieces(c) for c in pra.domain()]  # in every case
+        self._classes: dict[_Key, Formula] = {}  # class -> count
+        self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
 
     def _vars(self, union: list[list[str]]) -> frozenset[str]:
         return frozenset(_words(union) & set(self.dims))
@@ -282,13 +286,20 @@ class _Counter:
         unions += [self.rw.pieces(c) for c in case.statement.when]
         unions += [[[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]]
                    for c in case.conditions(self.pra.dim_names, self.tile_terms)]
-        factors = [self._card(cls) for cls in _linked(unions, self._vars)]
-        out = factors[0]
-        for f in factors[1:]:
-            out = times(out, f)
-        return out
+        classes = {}
+        for cls in _linked(unions, self._vars):
+            classes[tuple(sorted({tuple(tuple(c) for c in u) for u in cls}))] = cls
+        keys = sorted(classes)
+        for i, key in enumerate(keys):  # cases share classes: products of a prefix too
+            if key not in self._classes:
+                self._classes[key] = self._card(classes[key])
+            if tuple(keys[:i + 1]) not in self._products:
+                f = self._classes[key]
+                self._products[tuple(keys[:i + 1])] = f if i == 0 else times(self._products[tuple(keys[:i])], f)
+        return self._products[tuple(keys)]
 
 
+_Key = tuple[tuple[tuple[str, ...], ...], ...]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -411,6 +422,20 @@ def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
             frozenset(case.conditions(pra.dim_names, tiles)))
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused while many small acyclic objects are built
+    (formulas, isl results): in a process that imported sympy a full collection costs more
+    than a derivation."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tuple[list[Volume], str]:
     """Volumes of every case; ``fixed`` tile sizes, or symbolic tiles when ``None``.
 
@@ -421,11 +446,12 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     counter = _Counter(pra, tiling, groups, fixed)
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
-    for c in cases(pra, tiling):
-        key = _key(pra, tiling, c)
-        if key not in memo:
-            memo[key] = counter.count(c)
-        out.append(Volume(c, memo[key]))
+    with paused_gc():
+        for c in cases(pra, tiling):
+            key = _key(pra, tiling, c)
+            if key not in memo:
+                memo[key] = counter.count(c)
+            out.append(Volume(c, memo[key]))
     return out, "symbolic" if fixed is None else "fixed"
 
 
