@@ -43,12 +43,18 @@ class Sets:
 def card_of(params: list[str], dims: list[str], context: list[str],
             unions: list[list[list[str]]]) -> isl.PwQPolynomial:
     """Barvinok count of the conjunction of ``context`` and ``unions`` (each a union of
-    conjunctions of constraint texts), parsed as one set."""
-    parts = [" and ".join(context)] if context else []
+    conjunctions of constraint texts). The plain constraints are parsed as one conjunction
+    and the unions intersected one by one, coalescing as it goes (one text would be
+    expanded into the product of all the disjunctions)."""
+    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+    plain = list(context) + [c[0] for u in unions if len(u) == 1 for c in u if len(c) == 1]
+    out = isl.Set(head + (" and ".join(plain) or "true") + " }")
     for u in unions:
-        parts.append("(" + " or ".join("(" + (" and ".join(c) or "true") + ")" for c in u) + ")")
-    text = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(parts) or 'true'} }}"
-    return isl.Set(text).card().coalesce()
+        if len(u) == 1 and len(u[0]) == 1:
+            continue
+        alt = " or ".join("(" + (" and ".join(c) or "true") + ")" for c in u) or "false"
+        out = out.intersect(isl.Set(head + alt + " }")).coalesce()
+    return out.card().coalesce()
 
 
 def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -> isl.PwQPolynomial:
