@@ -42,6 +42,9 @@ class Group:
     #: sequential dims coupled with this group's dims (trmm's ``k >= i + 1``): split as
     #: ``i = j + p*k`` with this group's ``p`` too, which only re-indexes the points
     virtual: tuple[int, ...] = ()
+    #: when coupled dims have different tile counts (``syrk`` on 3x2): every dim coupled
+    #: with this group's; each case splits them with the tile size of the dims it crosses
+    component: tuple[int, ...] = ()
 
     @property
     def p(self) -> str:
@@ -69,7 +72,8 @@ def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
 
     Uncoupled dims get their own triple even when their extents are one parameter (``mvt``
     on a 3x2 array tiles ``i`` and ``j`` of extent ``N`` differently). Coupled dims must have
-    one extent and one tile size, else the rewrite does not apply (:class:`NotSymbolic`).
+    one extent, else the rewrite does not apply (:class:`NotSymbolic`); coupled dims with
+    different tile sizes get one triple each, and each case picks one (:func:`_splits`).
     A sequential dim coupled with tiled dims (trmm's ``k >= i + 1`` on a 2-D array) joins
     their group as a *virtual* member: split with the group's tile size, it re-indexes the
     same points, and its constraints take the ``(p, t, r)`` form like the tiled dims'.
@@ -86,12 +90,42 @@ def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
         e = extents.pop()
         if len(e.terms) != 1 or e.terms[0][1] != 1:
             raise NotSymbolic(f"dim {pra.dims[real[0]].name}: extent {e} is not a parameter plus a constant")
-        if len({tiling.t[l] for l in real}) > 1 or (
-                tiling.p is not None and len({tiling.p[l] for l in real}) > 1):
-            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in real]}: different tile sizes")
-        virtual = tuple(l for l in dims if not tiling.tiled(l))
-        groups.append(Group(real[0], e.terms[0][0], tuple(real), e.const, virtual))
+        tiles: dict[tuple[int, int | None], list[int]] = {}
+        for l in real:
+            tiles.setdefault((tiling.t[l], None if tiling.p is None else tiling.p[l]), []).append(l)
+        if len(tiles) == 1:
+            virtual = tuple(l for l in dims if not tiling.tiled(l))
+            groups.append(Group(real[0], e.terms[0][0], tuple(real), e.const, virtual))
+            continue
+        for same in tiles.values():  # one triple per tile size; cases choose (see _splits)
+            groups.append(Group(same[0], e.terms[0][0], tuple(same), e.const, (), tuple(dims)))
     return sorted(groups, key=lambda g: g.index)
+
+
+def _splits(pra: PRA, groups: list[Group], case: Case) -> dict[int, Group]:
+    """Dims written ``j + p*k`` for ``case``, with their group.
+
+    A group alone in its coupled dims splits them all, always. Coupled dims with different
+    tile sizes are split only where the case asks for a tile position (the dims its
+    dependence crosses), all with the tile size of those dims; other dims stay whole.
+    """
+    out: dict[int, Group] = {}
+    dep = case.statement.dep if case.name not in ("input", "output", "compute") else None
+    shared: dict[tuple[int, ...], list[Group]] = {}
+    for g in groups:
+        if not g.component:
+            out.update({l: g for l in g.dims + g.virtual})
+        else:
+            shared.setdefault(g.component, []).append(g)
+    for comp, gs in shared.items():
+        asked = {g for g in gs for l in g.dims if dep is not None and dep[l] != 0}
+        if len(asked) > 1:
+            raise NotSymbolic(f"case {case.statement.id} {case.name} crosses coupled dims "
+                              f"{[pra.dims[l].name for l in comp]} with different tile sizes")
+        if asked:
+            g = asked.pop()
+            out.update({l: g for l in comp})
+    return out
 
 
 def _coupled(pra: PRA) -> list[list[int]]:
@@ -119,14 +153,12 @@ class _Rewriter:
     """Rewrites PRA constraints into isl constraint texts over (j, k | p, t, r, params)."""
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None):
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
         self.pra, self.tiling, self.groups, self.fixed = pra, tiling, groups, fixed
-        self.dim_group: dict[int, Group] = {}
-        for g in groups or []:
-            for l in g.dims + g.virtual:
-                self.dim_group[l] = g
-        #: dims written ``j + p*k``: the tiled ones and (symbolic mode) the virtual ones
-        self.split_dims = {l for l in range(pra.n) if tiling.tiled(l)} | set(self.dim_group)
+        #: dims written ``j + p*k``: every tiled one with fixed tiles, else those of ``split``
+        self.dim_group: dict[int, Group] = dict(split or {})
+        self.split_dims = set(self.dim_group) if fixed is None else {
+            l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
 
     def tile_term(self, l: int) -> Affine:
@@ -194,7 +226,7 @@ class _Rewriter:
             raise NotSymbolic("a constraint couples dims with different tile sizes")
         p, delta = nonlinear[0]
         grp = next(g for g in self.groups or [] if g.p == p)
-        bounded = {f"j_{self.pra.dims[l].name}" for l in grp.dims + grp.virtual} | {grp.r}
+        bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
         # g = rest lies in [g_min, g_max] with 0 <= j <= p-1 and 1 <= r <= p (p >= 1):
@@ -226,8 +258,8 @@ class _Counter:
     """
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None):
-        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed)
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
+        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed, split)
         dims = [f"j_{d.name}" for d in pra.dims]
         dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if l in self.rw.split_dims]
         self.dims = dims
@@ -246,7 +278,9 @@ class _Counter:
             context += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
                         f"{g.r} >= 1", f"{g.r} <= {g.p}"]
         self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
-        self.tile_terms = {l: self.rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
+        own = {l: g for g in groups or [] for l in g.dims}
+        self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
+                           if tiling.tiled(l) and (fixed is not None or self.rw.dim_group[l] is own[l])}
         self.shared = base + [self.rw.pieces(c) for c in pra.domain()]  # in every case
         self._classes: dict[_Key, Formula] = {}  # class -> count
         self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
@@ -412,7 +446,8 @@ def _linked(unions: list[list[list[str]]], vars_of) -> list[list[list[list[str]]
 def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None,
                 fixed: tuple[int, ...] | None) -> Formula:
     """Count the points of one statement case (see module docstring)."""
-    return _Counter(pra, tiling, groups, fixed).count(case)
+    split = _splits(pra, groups, case) if fixed is None and groups is not None else {}
+    return _Counter(pra, tiling, groups, fixed, split).count(case)
 
 
 def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
@@ -443,14 +478,18 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
     """
     groups = groups_of(pra, tiling) if fixed is None else None
-    counter = _Counter(pra, tiling, groups, fixed)
+    counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
     with paused_gc():
         for c in cases(pra, tiling):
             key = _key(pra, tiling, c)
             if key not in memo:
-                memo[key] = counter.count(c)
+                split = _splits(pra, groups, c) if groups is not None else {}
+                how = tuple(sorted((l, g.index) for l, g in split.items()))
+                if how not in counters:
+                    counters[how] = _Counter(pra, tiling, groups, fixed, split)
+                memo[key] = counters[how].count(c)
             out.append(Volume(c, memo[key]))
     return out, "symbolic" if fixed is None else "fixed"
 
