@@ -251,3 +251,20 @@ def test_symbolic_equals_fixed_mode_with_explicit_tiles(name, tile):
             continue
         got = [row.value for row in a.evaluate(values).volumes]
         assert got == [int(f.evaluate(values)) for f in fixed], values
+
+
+def test_analyze_keeps_formulas_in_the_cache_unless_told_not_to(tmp_path, monkeypatch):
+    """A second ``analyze`` process reads the formulas the first derived (same volumes);
+    ``--no-cache`` neither reads nor writes the cache."""
+    from polyjoule.dse.cache import FormulaCache
+
+    monkeypatch.setenv("POLYJOULE_CACHE_DIR", str(tmp_path / "c"))
+    args = ["analyze", "jacobi-1d", "--array", "1x4", "--set", "TSTEPS=3,N=9", "--json"]
+    fresh = CliRunner().invoke(app, [*args, "--no-cache"])
+    assert fresh.exit_code == 0, fresh.output
+    assert FormulaCache(tmp_path / "c").entries() == 0
+    runs = [CliRunner().invoke(app, args) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    assert FormulaCache(tmp_path / "c").entries() == 1
+    vols = [json.loads(r.output)["volumes"] for r in (fresh, *runs)]
+    assert vols[0] == vols[1] == vols[2]
