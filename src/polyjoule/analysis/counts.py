@@ -262,7 +262,7 @@ class _Counter:
         self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed, split)
         dims = [f"j_{d.name}" for d in pra.dims]
         dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if l in self.rw.split_dims]
-        self.dims = dims
+        self.dims, self.dimset = dims, frozenset(dims)
         params = [x for g in groups or [] for x in (g.p, g.t, g.r)] if fixed is None else []
         self.params = params + list(pra.params)  # a parameter may appear outside its (p, t, r)
         need = min_tile(pra)
@@ -286,7 +286,7 @@ class _Counter:
         self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
 
     def _vars(self, union: list[list[str]]) -> frozenset[str]:
-        return frozenset(_words(union) & set(self.dims))
+        return _words(union) & self.dimset
 
     def _card(self, unions: list[list[list[str]]]) -> Formula:
         """The count of one class of linked constraints.
@@ -337,8 +337,14 @@ _Key = tuple[tuple[tuple[str, ...], ...], ...]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _words(union: list[list[str]]) -> set[str]:
-    return set(_WORD.findall(" ".join(" ".join(c) for c in union)))
+def _words(union: list[list[str]]) -> frozenset[str]:
+    """The names in a union of conjunctions of constraint texts."""
+    return frozenset().union(*(_text_words(t) for c in union for t in c))
+
+
+@functools.lru_cache(maxsize=16384)
+def _text_words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text))
 
 
 @functools.lru_cache(maxsize=4096)
