@@ -268,3 +268,24 @@ def test_analyze_keeps_formulas_in_the_cache_unless_told_not_to(tmp_path, monkey
     assert FormulaCache(tmp_path / "c").entries() == 1
     vols = [json.loads(r.output)["volumes"] for r in (fresh, *runs)]
     assert vols[0] == vols[1] == vols[2]
+
+
+def test_product_of_formulas_is_the_product_of_their_values():
+    """``times`` (cases as products of independent classes) against plain multiplication."""
+    from polyjoule.analysis.counts import derive, groups_of, symbolic_env, times
+
+    pra = get("jacobi-2d").phases[0]
+    tiling = Tiling.of(pra, (2, 2))
+    groups = groups_of(pra, tiling)
+    fs = [v.formula for v in derive(pra, tiling)[0] if len(v.formula.pieces) > 1][:4]
+    assert len(fs) >= 2
+    for n in (3, 5, 8, 13):
+        values = {"TSTEPS": 4, "N": n}
+        try:
+            sizes = tiling.sizes(pra, values)
+        except InfeasibleMapping:
+            continue
+        env = symbolic_env(pra, tiling, groups, values, sizes)
+        for a in fs:
+            for b in fs:
+                assert times(a, b).evaluate(env) == a.evaluate(env) * b.evaluate(env)
