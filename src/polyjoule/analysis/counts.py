@@ -7,10 +7,16 @@ tile indices ``k`` (``i = j + p*k``) and counted with Barvinok. Two derivations:
   replaced by tile size ``p``, tile count ``t`` and last-tile size ``r`` with
   ``E = p*(t-1) + r``, ``1 <= r <= p``. A constraint becomes ``g + p*delta >= 0`` with ``g``
   affine in ``(j, r)`` and bounded by multiples of ``p``, so a few values of ``delta`` each
-  give an affine piece. The formula holds for every size, tile size and array shape. It
-  needs the dims coupled by a constraint to share one tile size.
-* **fixed tiles**: tile sizes are numbers, ``i = j + P*k`` is affine, the formula is a
-  quasi-polynomial in the loop bounds, re-derived per tile choice.
+  give an affine piece. The formula holds for every size, tile size and array shape.
+  Sequential dims coupled with tiled ones are split virtually with their tile size; coupled
+  dims of different tile sizes are split, per case, with the tile size of the dims the case
+  crosses (:func:`groups_of`, :func:`_splits`).
+* **fixed tiles** (only when one case crosses coupled dims of different tile sizes): tile
+  sizes are numbers, ``i = j + P*k`` is affine, the formula is a quasi-polynomial in the
+  loop bounds, re-derived per tile choice.
+
+A case's count is the product of the counts of its classes of constraints linked by shared
+variables; each class is counted once per process under canonical names (:class:`_Counter`).
 """
 
 from __future__ import annotations
