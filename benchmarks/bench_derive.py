@@ -1,41 +1,134 @@
-"""Derivation time of every built-in kernel (the paper's bar: under 0.5 s per kernel).
+"""Derivation time of every built-in kernel as a user sees it (issue 16: <= 0.1 s on 8x8).
 
-Run: python benchmarks/bench_derive.py [ROWSxCOLS ...]. Prints, per kernel and array, the
-derivation mode and seconds (best of 3 in one process, after one warm-up derivation),
-then the ratio to the 0.5 s bar.
+Run: python benchmarks/bench_derive.py [--array 8x8] [--repeat 3] [--breakdown] [KERNEL ...]
+
+Per kernel, best of ``--repeat``:
+
+* **cold**: ``derive_seconds`` of a fresh ``polyjoule analyze KERNEL --json --no-cache``
+  process (nothing derived before in that process, no formula cache);
+* **cold+cache**: the same in a fresh process whose formula cache holds the kernel (a
+  temporary ``POLYJOULE_CACHE_DIR``, filled by one run first);
+* **warm**: ``analyze()`` again inside one process that derived every kernel once already
+  (the per-process class memo of ``analysis.counts`` is hot, no formula cache).
+
+``--breakdown`` adds, per kernel, the CPU seconds of a cold derivation (``cpu``: what a
+quiet machine's wall clock would show) and where it spends its time (a profiled cold
+derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``), merging pieces (``merge``, isl proofs and sympy),
+domain simplification (``domains``), products of class counts (``product``), and the
+schedule the first evaluation builds (``schedule``, not part of ``derive_seconds``).
+A PolyJoule without ``--no-cache`` (before issue 16) is measured without it.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
-from polyjoule.analysis import analyze
-from polyjoule.library.kernels import get, names
+from polyjoule.library.kernels import names
+
+#: part -> the functions it is spent in (``card``/``intersect``: before issue 16)
+PARTS = {"isl card": ["card_of", "card", "intersect"], "merge": ["merge_pieces"],
+         "domains": ["simplify_domains"], "product": ["times"]}
 
 
-def best_of(fn, n: int = 3) -> float:
-    out = float("inf")
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        out = min(out, time.perf_counter() - t0)
+def _run(kernel: str, array: str, env: dict[str, str], no_cache: bool) -> float:
+    """``derive_seconds`` of one fresh ``polyjoule analyze`` process."""
+    cmd = [sys.executable, "-m", "polyjoule", "analyze", kernel, "--array", array,
+           "--dataset", "MINI", "--json"]
+    out = subprocess.run(cmd + (["--no-cache"] if no_cache else []), env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode == 2 and "--no-cache" in out.stderr:  # before issue 16: never cached
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kernel}: {out.stderr.strip()[-300:]}")
+    return float(json.loads(out.stdout)["derive_seconds"])
+
+
+def cold(kernel: str, array: str, repeat: int) -> tuple[float, float]:
+    """(cold without cache, cold with the kernel in the formula cache), best of ``repeat``."""
+    env = dict(os.environ)
+    bare = min(_run(kernel, array, env, True) for _ in range(repeat))
+    with tempfile.TemporaryDirectory() as d:
+        env["POLYJOULE_CACHE_DIR"] = d
+        _run(kernel, array, env, False)  # fills the cache
+        cached = min(_run(kernel, array, env, False) for _ in range(repeat))
+    return bare, cached
+
+
+def warm(kernels: list[str], shape: tuple[int, int], repeat: int) -> dict[str, tuple[float, str]]:
+    """Per kernel: (best in-process derivation after every kernel was derived once, modes)."""
+    from polyjoule.analysis import analyze
+
+    for k in kernels:
+        analyze(k, shape)
+    out = {}
+    for k in kernels:
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            a = analyze(k, shape)
+            best = min(best, time.perf_counter() - t0)
+        out[k] = (best, ",".join(sorted({ph.mode for ph in a.phases})))
     return out
 
 
-def main(arrays: list[tuple[int, int]]) -> None:
-    analyze("gemm", (8, 8))  # warm-up: imports, isl context
-    print(f"{'kernel':12} {'array':6} {'mode':10} {'derive s':>9} {'/0.5 s':>7}")
-    for arr in arrays:
-        for name in names():
-            k = get(name)
-            mini = k.datasets.get("MINI")
-            a = analyze(k, arr, values=mini)
-            mode = ",".join(sorted({ph.mode for ph in a.phases}))
-            s = best_of(lambda k=k, arr=arr, mini=mini: analyze(k, arr, values=mini))
-            print(f"{name:12} {arr[0]}x{arr[1]:<4} {mode:10} {s:9.3f} {s / 0.5:7.2f}")
+BREAKDOWN = """
+import cProfile, json, pstats, sys, time
+from polyjoule.analysis import analyze
+from polyjoule.library.kernels import get
+k = get(sys.argv[1]); shape = tuple(int(x) for x in sys.argv[2].split("x"))
+c0 = time.process_time(); a = analyze(k, shape); cpu = time.process_time() - c0
+from polyjoule.analysis import counts
+if hasattr(counts, "_class_count"):
+    counts._class_count.cache_clear()  # the profiled run derives afresh too
+prof = cProfile.Profile(); prof.enable(); analyze(k, shape); prof.disable()
+t0 = time.perf_counter(); a.schedules(); sched = time.perf_counter() - t0
+st = pstats.Stats(prof).stats
+total = sum(v[2] for v in st.values())
+def cum(names):
+    return sum(v[3] for (f, l, fn), v in st.items() if fn in names and "polyjoule" in f)
+parts = json.loads(sys.argv[3])
+print(json.dumps({"cpu": cpu, **{p: cum(fn) for p, fn in parts.items()},
+                  "schedule": sched}))
+"""
+
+
+def breakdown(kernel: str, array: str) -> dict[str, float]:
+    """Seconds per part of one profiled cold derivation (profiling inflates all parts)."""
+    out = subprocess.run([sys.executable, "-c", BREAKDOWN, kernel, array, json.dumps(PARTS)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kernels", nargs="*")
+    ap.add_argument("--array", default="8x8")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--breakdown", action="store_true")
+    args = ap.parse_args()
+    kernels = args.kernels or names()
+    shape = tuple(int(x) for x in args.array.split("x"))
+    hot = warm(kernels, (shape[0], shape[1]), args.repeat)
+    head = "| kernel | mode | cold s | cold+cache s | warm s | <= 0.1 s cold |"
+    if args.breakdown:
+        head += " " + " | ".join(f"{p} s" for p in ["cpu", *PARTS, "schedule"]) + " |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for k in kernels:
+        bare, cached = cold(k, args.array, args.repeat)
+        w, mode = hot[k]
+        row = f"| {k} | {mode} | {bare:.3f} | {cached:.3f} | {w:.3f} | {'yes' if bare <= 0.1 else 'no'} |"
+        if args.breakdown:
+            b = breakdown(k, args.array)
+            row += " " + " | ".join(f"{b[p]:.3f}" for p in ["cpu", *PARTS, "schedule"]) + " |"
+        print(row, flush=True)
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:] or ["8x8", "2x2"]
-    main([tuple(int(x) for x in a.split("x")) for a in args])  # type: ignore[misc]
+    main()

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from polyjoule.analysis import analyze
 from polyjoule.cli import app
 from polyjoule.errors import InfeasibleMapping, ParameterRangeError
-from polyjoule.library.kernels import get
+from polyjoule.library.kernels import get, names
 from polyjoule.mapping.tiling import Tiling
 
 
@@ -110,8 +110,8 @@ statements:
 """
 
 
-@pytest.mark.parametrize("array,tile,mode", [((2, 2), None, "symbolic"), ((2, 4), (3, 2), "fixed"),
-                                             ((4, 1), None, "fixed")])
+@pytest.mark.parametrize("array,tile,mode", [((2, 2), None, "symbolic"), ((2, 4), (3, 2), "symbolic"),
+                                             ((4, 1), None, "symbolic")])
 @pytest.mark.parametrize("n", [1, 5, 8, 11])
 def test_triangle_symbolic_or_fixed(tmp_path, brute_counts, array, tile, mode, n):
     from polyjoule.frontends.pra_yaml import load_kernel_file
@@ -145,14 +145,147 @@ def test_worked_schedule_example_through_cli_json():
     assert data["latency_cycles"] == 16
 
 
-def test_vectorised_fixed_tiles_equal_scalar():
-    """Fixed-tile kernels (trmm: a tiled dim coupled with a sequential one) vectorise too."""
-    a = analyze("trmm", array=(2, 2))
-    n = np.array([3, 4, 7, 10])
-    many = a.evaluate_many({"M": n, "N": n + 1})
-    for i, x in enumerate(n):
-        r = a.evaluate({"M": int(x), "N": int(x) + 1})
-        assert r.modes["trmm"] == "fixed"
-        for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
-            assert many[c][i] == r.counts[c]
-        assert many["energy_pj"][i] == pytest.approx(r.energy_pj["total"])
+# A diagonal dependence crossing two coupled dims of different tile sizes: no symbolic
+# split serves both dims at once, so tile sizes are fixed per design point.
+DIAGONAL = """
+version: 1
+name: diag
+params: {N: 1}
+dims:
+  - {name: i, lower: 0, upper: N - 1}
+  - {name: j, lower: 0, upper: i, extent: N}
+tensors: {X: {shape: [N, N], kind: input}, Y: {shape: [N, N], kind: output}}
+statements:
+  - {id: S1, var: x, input: "X[i, j]", when: "j == 0"}
+  - {id: S2, var: x, from: x, dep: [1, 1], when: "j >= 1"}
+  - {id: S3, var: x, output: "Y[i, j]"}
+"""
+
+
+@pytest.mark.parametrize("array,tile,mode", [((2, 4), (3, 2), "fixed"), ((3, 2), None, "fixed"),
+                                             ((2, 2), None, "symbolic")])
+def test_diagonal_dependence_on_coupled_dims(tmp_path, brute_counts, array, tile, mode):
+    from polyjoule.frontends.pra_yaml import load_kernel_file
+
+    p = tmp_path / "diag.yaml"
+    p.write_text(DIAGONAL)
+    k = load_kernel_file(p)
+    a = analyze(k, array=array, tile=tile)
+    seen = 0
+    for n in range(2, 8):
+        try:
+            r = a.evaluate({"N": n})
+        except InfeasibleMapping:
+            continue
+        assert r.modes["diag"] == mode
+        got: dict = {}
+        for v in r.volumes:
+            if v.value:
+                got[(v.statement, v.case)] = got.get((v.statement, v.case), 0) + v.value
+        assert got == brute_counts(k.phases[0], array, {"N": n}, tile)
+        seen += 1
+    assert seen >= 2
+    if mode == "fixed":  # fixed-tile phases vectorise too (point by point)
+        n = np.array([4, 5, 6])
+        many = a.evaluate_many({"N": n})
+        for i, x in enumerate(n):
+            r = a.evaluate({"N": int(x)})
+            for c in ("RD", "FD", "ID", "OD", "IOb", "DR"):
+                assert many[c][i] == r.counts[c]
+
+
+ARRAYS = [(8, 8), (2, 2), (1, 4), (3, 2), (4, 1)]
+
+
+@pytest.mark.parametrize("name", names())
+def test_no_built_in_kernel_derives_in_fixed_mode(name):
+    for array in ARRAYS:
+        try:
+            a = analyze(name, array=array)
+        except InfeasibleMapping:
+            continue  # more array axes than dims
+        assert {ph.mode for ph in a.phases} == {"symbolic"}, (name, array)
+
+
+@pytest.mark.parametrize("name", ["trmm", "symm", "syrk", "syr2k", "trisolv", "covariance"])
+@pytest.mark.parametrize("array", ARRAYS + [(2, 3)])
+def test_coupled_dims_symbolic_equals_enumeration(name, array, brute_counts):
+    """trmm, symm (a tiled dim coupled with a sequential one: split virtually), the
+    triangular kernels on non-square arrays (coupled dims of different tile sizes: each case
+    splits the dims it crosses): every phase at sizes that make tile sizes 1 to 5 occur."""
+    k = get(name)
+    a = analyze(k, array=array)
+    seen = 0
+    for n in range(1, 12):
+        values = {p: n + (i % 2) * 3 for i, p in enumerate(k.params)}
+        try:
+            rows = a.evaluate(values).volumes
+        except InfeasibleMapping:
+            continue
+        for ph in k.phases:
+            got: dict = {}
+            for v in rows:
+                if v.phase == ph.name and v.value:
+                    got[(v.statement, v.case)] = got.get((v.statement, v.case), 0) + v.value
+            assert got == brute_counts(ph, array, {p: values[p] for p in ph.params}), (ph.name, values)
+        seen += 1
+    assert seen >= 4
+
+
+@pytest.mark.parametrize("name,tile", [("trmm", (3, 2, 1)), ("symm", (2, 4, 1)), ("trmm", (5, 5, 1))])
+def test_symbolic_equals_fixed_mode_with_explicit_tiles(name, tile):
+    """The virtual split against the fixed-tile derivation (an independent isl count)."""
+    from polyjoule.analysis.counts import derive
+
+    k = get(name)
+    pra = k.phases[0]
+    tiling = Tiling.of(pra, (2, 2), tile)
+    a = analyze(k, array=(2, 2), tile=tile)
+    assert a.phases[0].mode == "symbolic"
+    fixed = [v.formula for v in derive(pra, tiling, fixed=tile)[0]]
+    for m in range(2, 2 * min(tile[:2]) + 1):
+        values = {"M": m, "N": m + 1}
+        try:
+            tiling.sizes(pra, values)
+        except InfeasibleMapping:
+            continue
+        got = [row.value for row in a.evaluate(values).volumes]
+        assert got == [int(f.evaluate(values)) for f in fixed], values
+
+
+def test_analyze_keeps_formulas_in_the_cache_unless_told_not_to(tmp_path, monkeypatch):
+    """A second ``analyze`` process reads the formulas the first derived (same volumes);
+    ``--no-cache`` neither reads nor writes the cache."""
+    from polyjoule.dse.cache import FormulaCache
+
+    monkeypatch.setenv("POLYJOULE_CACHE_DIR", str(tmp_path / "c"))
+    args = ["analyze", "jacobi-1d", "--array", "1x4", "--set", "TSTEPS=3,N=9", "--json"]
+    fresh = CliRunner().invoke(app, [*args, "--no-cache"])
+    assert fresh.exit_code == 0, fresh.output
+    assert FormulaCache(tmp_path / "c").entries() == 0
+    runs = [CliRunner().invoke(app, args) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    assert FormulaCache(tmp_path / "c").entries() == 1
+    vols = [json.loads(r.output)["volumes"] for r in (fresh, *runs)]
+    assert vols[0] == vols[1] == vols[2]
+
+
+def test_product_of_formulas_is_the_product_of_their_values():
+    """``times`` (cases as products of independent classes) against plain multiplication."""
+    from polyjoule.analysis.counts import derive, groups_of, symbolic_env, times
+
+    pra = get("jacobi-2d").phases[0]
+    tiling = Tiling.of(pra, (2, 2))
+    groups = groups_of(pra, tiling)
+    fs = [v.formula for v in derive(pra, tiling)[0] if len(v.formula.pieces) > 1][:4]
+    assert len(fs) >= 2
+    for n in (3, 5, 8, 13):
+        values = {"TSTEPS": 4, "N": n}
+        try:
+            sizes = tiling.sizes(pra, values)
+        except InfeasibleMapping:
+            continue
+        env = symbolic_env(pra, tiling, groups, values, sizes)
+        for a in fs:
+            for b in fs:
+                assert times(a, b).evaluate(env) == a.evaluate(env) * b.evaluate(env)

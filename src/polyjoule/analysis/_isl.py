@@ -40,6 +40,66 @@ class Sets:
         return s.card().coalesce()
 
 
+def card_of(params: list[str], dims: list[str], context: list[str],
+            unions: list[list[list[str]]]) -> isl.PwQPolynomial:
+    """Barvinok count of the conjunction of ``context`` and ``unions`` (each a union of
+    conjunctions of constraint texts). The plain constraints are parsed as one conjunction
+    and the unions intersected one by one, coalescing as it goes (one text would be
+    expanded into the product of all the disjunctions)."""
+    head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+    plain = list(context) + [c[0] for u in unions if len(u) == 1 for c in u if len(c) == 1]
+    out = isl.Set(head + (" and ".join(plain) or "true") + " }")
+    for u in unions:
+        if len(u) == 1 and len(u[0]) == 1:
+            continue
+        alt = " or ".join("(" + (" and ".join(c) or "true") + ")" for c in u) or "false"
+        out = out.intersect(isl.Set(head + alt + " }")).coalesce()
+    return out.card().coalesce()
+
+
+def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -> isl.PwQPolynomial:
+    """``pwqp`` simplified under the parameter ``context`` (what evaluation validates)."""
+    ctx = isl.Set(f"[{', '.join(params)}] -> {{ : {' and '.join(context) or 'true'} }}")
+    return pwqp.gist_params(ctx).coalesce()
+
+
+def _cond_text(c: Cond, names: list[str], divs: tuple[Div, ...]) -> str:
+    parts = [f"{a}*{n}" for a, n in zip(c.coeffs, names, strict=True) if a]
+    for a, d in zip(c.dcoeffs, divs, strict=True):
+        if a:
+            inner = " + ".join([f"{x}*{n}" for x, n in zip(d.coeffs, names, strict=True) if x] + [str(d.const)])
+            parts.append(f"{a}*floor(({inner})/{d.den})")
+    return f"{' + '.join(parts + [str(c.const)])} {'=' if c.eq else '>='} 0"
+
+
+def simplify_domains(f: Formula, context: list[str]) -> Formula:
+    """Each piece's domain coalesced and simplified under ``context``: a piece that merging
+    made hold everywhere loses its conditions (products of such formulas stay small)."""
+    names = list(f.vars)
+    ctx = isl.Set(f"[{', '.join(names)}] -> {{ : {' and '.join(context) or 'true'} }}")
+    pieces = []
+    for p in f.pieces:
+        alt = " or ".join("(" + (" and ".join(_cond_text(c, names, p.divs) for c in conj) or "true") + ")"
+                          for conj in p.domain) or "false"
+        dom = isl.Set(f"[{', '.join(names)}] -> {{ : {alt} }}").coalesce().gist(ctx).coalesce()
+        divs = list(p.divs)
+        conjs = [_conds_of(b, len(names), divs) for b in dom.get_basic_sets()]
+        nd = len(divs)
+        domain = tuple(tuple(Cond(c.coeffs, c.dcoeffs + (0,) * (nd - len(c.dcoeffs)), c.const, c.eq)
+                             for c in conj) for conj in conjs)
+        pad = (0,) * (nd - len(p.divs))
+        pieces.append(Piece(tuple(divs), domain, tuple((c, e + pad) for c, e in p.terms), p.den))
+    return Formula(f.vars, tuple(pieces))
+
+
+def product(counts: list[isl.PwQPolynomial]) -> isl.PwQPolynomial:
+    """The count of a product of independent sets: the product of their counts."""
+    out = counts[0]
+    for c in counts[1:]:
+        out = out.mul(c)
+    return out.coalesce()
+
+
 def _val(v: isl.Val) -> Fraction | int:
     if v.is_int():
         return v.to_python()

@@ -433,7 +433,7 @@ def analyze(
     energies) or a grid shape (the shipped declaration with that grid); ``energy_table``
     replaces the declaration's energies.
 
-    When the symbolic-tile rewrite does not apply (dims coupled across different tile
+    When the symbolic-tile rewrite does not apply (a case crossing coupled dims of different tile
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
     lets the derivation happen here instead of at the first evaluation.
     """

@@ -7,19 +7,29 @@ tile indices ``k`` (``i = j + p*k``) and counted with Barvinok. Two derivations:
   replaced by tile size ``p``, tile count ``t`` and last-tile size ``r`` with
   ``E = p*(t-1) + r``, ``1 <= r <= p``. A constraint becomes ``g + p*delta >= 0`` with ``g``
   affine in ``(j, r)`` and bounded by multiples of ``p``, so a few values of ``delta`` each
-  give an affine piece. The formula holds for every size, tile size and array shape. It
-  needs the dims coupled by a constraint to share one tile size.
-* **fixed tiles**: tile sizes are numbers, ``i = j + P*k`` is affine, the formula is a
-  quasi-polynomial in the loop bounds, re-derived per tile choice.
+  give an affine piece. The formula holds for every size, tile size and array shape.
+  Sequential dims coupled with tiled ones are split virtually with their tile size; coupled
+  dims of different tile sizes are split, per case, with the tile size of the dims the case
+  crosses (:func:`groups_of`, :func:`_splits`).
+* **fixed tiles** (only when one case crosses coupled dims of different tile sizes): tile
+  sizes are numbers, ``i = j + P*k`` is affine, the formula is a quasi-polynomial in the
+  loop bounds, re-derived per tile choice.
+
+A case's count is the product of the counts of its classes of constraints linked by shared
+variables; each class is counted once per process under canonical names (:class:`_Counter`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import functools
+import gc
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from polyjoule.analysis import _isl
-from polyjoule.analysis.formula import Formula, Piece
+from polyjoule.analysis.formula import Cond, Div, Formula, Piece
 from polyjoule.analysis.simplify import merge_pieces
 from polyjoule.errors import NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
@@ -35,6 +45,12 @@ class Group:
     param: str
     dims: tuple[int, ...]
     offset: int  # extent = param + offset
+    #: sequential dims coupled with this group's dims (trmm's ``k >= i + 1``): split as
+    #: ``i = j + p*k`` with this group's ``p`` too, which only re-indexes the points
+    virtual: tuple[int, ...] = ()
+    #: when coupled dims have different tile counts (``syrk`` on 3x2): every dim coupled
+    #: with this group's; each case splits them with the tile size of the dims it crosses
+    component: tuple[int, ...] = ()
 
     @property
     def p(self) -> str:
@@ -62,52 +78,93 @@ def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
 
     Uncoupled dims get their own triple even when their extents are one parameter (``mvt``
     on a 3x2 array tiles ``i`` and ``j`` of extent ``N`` differently). Coupled dims must have
-    one extent and one tile size, else the rewrite does not apply (:class:`NotSymbolic`).
+    one extent, else the rewrite does not apply (:class:`NotSymbolic`); coupled dims with
+    different tile sizes get one triple each, and each case picks one (:func:`_splits`).
+    A sequential dim coupled with tiled dims (trmm's ``k >= i + 1`` on a 2-D array) joins
+    their group as a *virtual* member: split with the group's tile size, it re-indexes the
+    same points, and its constraints take the ``(p, t, r)`` form like the tiled dims'.
     """
-    tiled = [l for l in range(pra.n) if tiling.tiled(l)]
-    parent = {l: l for l in tiled}
+    comps = _coupled(pra)
+    groups = []
+    for dims in comps:
+        real = [l for l in dims if tiling.tiled(l)]
+        if not real:
+            continue
+        extents = {pra.dims[l].extent for l in dims}
+        if len(extents) != 1:
+            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different extents")
+        e = extents.pop()
+        if len(e.terms) != 1 or e.terms[0][1] != 1:
+            raise NotSymbolic(f"dim {pra.dims[real[0]].name}: extent {e} is not a parameter plus a constant")
+        tiles: dict[tuple[int, int | None], list[int]] = {}
+        for l in real:
+            tiles.setdefault((tiling.t[l], None if tiling.p is None else tiling.p[l]), []).append(l)
+        if len(tiles) == 1:
+            virtual = tuple(l for l in dims if not tiling.tiled(l))
+            groups.append(Group(real[0], e.terms[0][0], tuple(real), e.const, virtual))
+            continue
+        for same in tiles.values():  # one triple per tile size; cases choose (see _splits)
+            groups.append(Group(same[0], e.terms[0][0], tuple(same), e.const, (), tuple(dims)))
+    return sorted(groups, key=lambda g: g.index)
+
+
+def _splits(pra: PRA, groups: list[Group], case: Case) -> dict[int, Group]:
+    """Dims written ``j + p*k`` for ``case``, with their group.
+
+    A group alone in its coupled dims splits them all, always. Coupled dims with different
+    tile sizes are split only where the case asks for a tile position (the dims its
+    dependence crosses), all with the tile size of those dims; other dims stay whole.
+    """
+    out: dict[int, Group] = {}
+    dep = case.statement.dep if case.name not in ("input", "output", "compute") else None
+    shared: dict[tuple[int, ...], list[Group]] = {}
+    for g in groups:
+        if not g.component:
+            out.update({l: g for l in g.dims + g.virtual})
+        else:
+            shared.setdefault(g.component, []).append(g)
+    for comp, gs in shared.items():
+        asked = {g for g in gs for l in g.dims if dep is not None and dep[l] != 0}
+        if len(asked) > 1:
+            raise NotSymbolic(f"case {case.statement.id} {case.name} crosses coupled dims "
+                              f"{[pra.dims[l].name for l in comp]} with different tile sizes")
+        if asked:
+            g = asked.pop()
+            out.update({l: g for l in comp})
+    return out
+
+
+def _coupled(pra: PRA) -> list[list[int]]:
+    """The dims of ``pra`` in classes of dims some constraint names together (sorted)."""
+    parent = list(range(pra.n))
 
     def find(l: int) -> int:
         while parent[l] != l:
             l = parent[l]
         return l
 
-    names = {pra.dims[l].name: l for l in tiled}
-    spaces = [pra.domain()] + [s.when for s in pra.statements]
-    for space in spaces:
+    names = {d.name: l for l, d in enumerate(pra.dims)}
+    for space in [pra.domain()] + [s.when for s in pra.statements]:
         for c in space:
             ls = sorted({names[n] for n in c.expr.names() if n in names})
             for a, b in zip(ls, ls[1:], strict=False):
                 parent[find(b)] = find(a)
     comps: dict[int, list[int]] = {}
-    for l in tiled:
+    for l in range(pra.n):
         comps.setdefault(find(l), []).append(l)
-    groups = []
-    for dims in comps.values():
-        dims.sort()
-        extents = {pra.dims[l].extent for l in dims}
-        if len(extents) != 1:
-            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different extents")
-        e = extents.pop()
-        if len(e.terms) != 1 or e.terms[0][1] != 1:
-            raise NotSymbolic(f"dim {pra.dims[dims[0]].name}: extent {e} is not a parameter plus a constant")
-        if len({tiling.t[l] for l in dims}) > 1 or (
-                tiling.p is not None and len({tiling.p[l] for l in dims}) > 1):
-            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different tile sizes")
-        groups.append(Group(dims[0], e.terms[0][0], tuple(dims), e.const))
-    return sorted(groups, key=lambda g: g.index)
+    return sorted(comps.values())
 
 
 class _Rewriter:
     """Rewrites PRA constraints into isl constraint texts over (j, k | p, t, r, params)."""
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None):
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
         self.pra, self.tiling, self.groups, self.fixed = pra, tiling, groups, fixed
-        self.dim_group: dict[int, Group] = {}
-        for g in groups or []:
-            for l in g.dims:
-                self.dim_group[l] = g
+        #: dims written ``j + p*k``: every tiled one with fixed tiles, else those of ``split``
+        self.dim_group: dict[int, Group] = dict(split or {})
+        self.split_dims = set(self.dim_group) if fixed is None else {
+            l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
 
     def tile_term(self, l: int) -> Affine:
@@ -132,7 +189,7 @@ class _Rewriter:
                 l = self.dim_index[name]
                 j = f"j_{name}"
                 g[j] = g.get(j, 0) + a
-                if self.tiling.tiled(l):
+                if l in self.split_dims:
                     k = f"k_{name}"
                     if self.fixed is not None:
                         delta.setdefault("", {})[k] = delta.get("", {}).get(k, 0) + a * self.fixed[l]
@@ -175,7 +232,7 @@ class _Rewriter:
             raise NotSymbolic("a constraint couples dims with different tile sizes")
         p, delta = nonlinear[0]
         grp = next(g for g in self.groups or [] if g.p == p)
-        bounded = {f"j_{self.pra.dims[l].name}" for l in grp.dims} | {grp.r}
+        bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
         # g = rest lies in [g_min, g_max] with 0 <= j <= p-1 and 1 <= r <= p (p >= 1):
@@ -197,50 +254,212 @@ class _Rewriter:
 
 
 class _Counter:
-    """Counts the cases of one PRA under one tiling, sharing the tiled iteration space."""
+    """Counts the cases of one PRA under one tiling, sharing work across cases.
+
+    A case's points are a conjunction of constraints (domain, ``when``, case conditions).
+    Constraints that share no variable are independent: the count is the product of the
+    counts of the classes of constraints linked by shared variables (a stencil's dims
+    apart), and each class is counted once however many cases it occurs in (Barvinok on a
+    1-D or 2-D set instead of the whole tiled space).
+    """
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None):
-        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed)
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
+        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed, split)
         dims = [f"j_{d.name}" for d in pra.dims]
-        dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if tiling.tiled(l)]
+        dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if l in self.rw.split_dims]
+        self.dims, self.dimset = dims, frozenset(dims)
         params = [x for g in groups or [] for x in (g.p, g.t, g.r)] if fixed is None else []
         self.params = params + list(pra.params)  # a parameter may appear outside its (p, t, r)
-        self.sets = _isl.Sets(self.params, dims)
-        base: list[str] = []
         need = min_tile(pra)
+        base: list[list[list[str]]] = []
         for l, d in enumerate(pra.dims):
-            if tiling.tiled(l):
+            if l in self.rw.split_dims:
                 pt = self.rw.tile_term(l).isl()
-                base += [f"j_{d.name} >= 0", f"j_{d.name} <= {pt} - 1", f"k_{d.name} >= 0"]
+                base += [[[f"j_{d.name} >= 0"]], [[f"j_{d.name} <= {pt} - 1"]], [[f"k_{d.name} >= 0"]]]
                 if fixed is None:
-                    base.append(f"k_{d.name} <= {self.rw.dim_group[l].t} - 1")
+                    base.append([[f"k_{d.name} <= {self.rw.dim_group[l].t} - 1"]])
+        context = []
         for g in groups or [] if fixed is None else []:
-            base += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
-                     f"{g.r} >= 1", f"{g.r} <= {g.p}"]
-        base += [f"{p} >= {lo}" for p, lo in pra.param_min]
-        self.tile_terms = {l: self.rw.tile_term(l) for l in range(pra.n) if tiling.tiled(l)}
-        space = self.sets.union([base])
-        for c in pra.domain():  # shared by every case
-            space = self.sets.intersect(space, self.sets.union(self.rw.pieces(c)))
-        self.space = space
+            context += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
+                        f"{g.r} >= 1", f"{g.r} <= {g.p}"]
+        self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
+        own = {l: g for g in groups or [] for l in g.dims}
+        self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
+                           if tiling.tiled(l) and (fixed is not None or self.rw.dim_group[l] is own[l])}
+        self.shared = base + [self.rw.pieces(c) for c in pra.domain()]  # in every case
+        self._classes: dict[_Key, Formula] = {}  # class -> count
+        self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
+
+    def _vars(self, union: list[list[str]]) -> frozenset[str]:
+        return _words(union) & self.dimset
+
+    def _card(self, unions: list[list[list[str]]]) -> Formula:
+        """The count of one class of linked constraints.
+
+        The class is renamed canonically (its variables ``v0..``, the parameters it uses
+        ``q0..``) so that classes equal up to names (the ``i`` and ``j`` dims of a stencil,
+        the same dim in two kernels) are counted once per process.
+        """
+        words = set().union(*(_words(u) for u in unions))
+        used = words & set(self.params)
+        context: list[str] = []
+        while True:  # the context constraints on the parameters used, and theirs
+            more = [c for c in self.context if c not in context and _words([[c]]) & used]
+            if not more:
+                break
+            context += more
+            used |= set().union(*(_words([[c]]) for c in more)) & set(self.params)
+        names = sorted(words & set(self.dims), key=self.dims.index)
+        params = sorted(used, key=self.params.index)
+        rename = {n: f"v{i}" for i, n in enumerate(names)} | {n: f"q{i}" for i, n in enumerate(params)}
+
+        def canon(text: str) -> str:
+            return _WORD.sub(lambda m: rename.get(m.group(0), m.group(0)), text)
+
+        key = tuple(sorted({tuple(tuple(canon(x) for x in c) for c in u) for u in unions}))
+        local = _class_count(key, len(names), len(params), tuple(sorted(canon(c) for c in context)))
+        return _embed(local, params, self.params)
 
     def count(self, case: Case) -> Formula:
-        current = self.space
-        for c in case.statement.when:
-            current = self.sets.intersect(current, self.sets.union(self.rw.pieces(c)))
-        for c in case.conditions(self.pra.dim_names, self.tile_terms):
-            text = f"{c.expr.isl()} {'=' if c.eq else '>='} 0"
-            current = self.sets.intersect(current, self.sets.union([[text]]))
-        pwqp = self.sets.card(current)
-        formula = _isl.to_formula(pwqp, self.params)
-        return merge_pieces(formula, _isl.samples(pwqp, self.params), _isl.prover(pwqp))
+        unions = list(self.shared)
+        unions += [self.rw.pieces(c) for c in case.statement.when]
+        unions += [[[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]]
+                   for c in case.conditions(self.pra.dim_names, self.tile_terms)]
+        classes = {}
+        for cls in _linked(unions, self._vars):
+            classes[tuple(sorted({tuple(tuple(c) for c in u) for u in cls}))] = cls
+        keys = sorted(classes)
+        for i, key in enumerate(keys):  # cases share classes: products of a prefix too
+            if key not in self._classes:
+                self._classes[key] = self._card(classes[key])
+            if tuple(keys[:i + 1]) not in self._products:
+                f = self._classes[key]
+                self._products[tuple(keys[:i + 1])] = f if i == 0 else times(self._products[tuple(keys[:i])], f)
+        return self._products[tuple(keys)]
+
+
+_Key = tuple[tuple[tuple[str, ...], ...], ...]
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _words(union: list[list[str]]) -> frozenset[str]:
+    """The names in a union of conjunctions of constraint texts."""
+    return frozenset().union(*(_text_words(t) for c in union for t in c))
+
+
+@functools.lru_cache(maxsize=16384)
+def _text_words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, nparams: int,
+                 context: tuple[str, ...]) -> Formula:
+    """Barvinok count of a canonical class (variables ``v0..``, parameters ``q0..``), its
+    pieces merged and their domains simplified under ``context``."""
+    params = [f"q{i}" for i in range(nparams)]
+    pwqp = _isl.card_of(params, [f"v{i}" for i in range(nvars)], list(context),
+                        [[list(c) for c in u] for u in unions])
+    pwqp = _isl.in_context(pwqp, params, list(context))
+    formula = _isl.to_formula(pwqp, params)
+    formula = merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp))
+    return _isl.simplify_domains(formula, list(context))
+
+
+def _embed(f: Formula, names: list[str], full: list[str]) -> Formula:
+    """``f`` over ``names`` as a formula over ``full`` (a superset)."""
+    idx = [full.index(n) for n in names]
+    n = len(names)
+
+    def vec(c: tuple[int, ...]) -> tuple[int, ...]:
+        out = [0] * len(full)
+        for i, x in zip(idx, c[:n], strict=True):
+            out[i] += x
+        return tuple(out)
+
+    pieces = tuple(Piece(
+        tuple(Div(vec(d.coeffs), d.const, d.den) for d in p.divs),
+        tuple(tuple(Cond(vec(c.coeffs), c.dcoeffs, c.const, c.eq) for c in conj) for conj in p.domain),
+        tuple((c, vec(e) + e[n:]) for c, e in p.terms), p.den) for p in f.pieces)
+    return Formula(tuple(full), pieces)
+
+
+def times(a: Formula, b: Formula) -> Formula:
+    """The product of two formulas over the same variables (counts of independent sets).
+
+    Pieces multiply pairwise; a pair whose domains do not meet is left out when that shows
+    without a solver (two conditions on one variable that contradict)."""
+    nv = len(a.vars)
+    pieces = []
+    for pa in a.pieces:
+        for pb in b.pieces:
+            na, nb = len(pa.divs), len(pb.divs)
+            da = [tuple(Cond(c.coeffs, c.dcoeffs + (0,) * nb, c.const, c.eq) for c in conj) for conj in pa.domain]
+            db = [tuple(Cond(c.coeffs, (0,) * na + c.dcoeffs, c.const, c.eq) for c in conj) for conj in pb.domain]
+            domain = tuple(conj for conj in (_conjoin(x, y) for x in da for y in db) if conj is not None)
+            if not domain:
+                continue
+            terms: dict[tuple[int, ...], int] = {}
+            for ca, ea in pa.terms:
+                for cb, eb in pb.terms:
+                    e = tuple(x + y for x, y in zip(ea[:nv], eb[:nv], strict=True)) + ea[nv:] + eb[nv:]
+                    terms[e] = terms.get(e, 0) + ca * cb
+            pieces.append(Piece(pa.divs + pb.divs, domain,
+                                tuple((c, e) for e, c in terms.items() if c), pa.den * pb.den))
+    return Formula(a.vars, tuple(pieces))
+
+
+def _conjoin(x: tuple[Cond, ...], y: tuple[Cond, ...]) -> tuple[Cond, ...] | None:
+    """``x and y`` without repeated conditions; ``None`` when plainly empty (bounds on one
+    div-free variable that cross)."""
+    out = tuple(dict.fromkeys(x + y))
+    lo: dict[int, int] = {}
+    hi: dict[int, int] = {}
+    for c in out:
+        nz = [i for i, v in enumerate(c.coeffs) if v]
+        if any(c.dcoeffs) or len(nz) != 1 or abs(c.coeffs[nz[0]]) != 1:
+            continue
+        i, sgn = nz[0], c.coeffs[nz[0]]
+        if sgn > 0 or c.eq:  # x + k >= 0: x >= -k
+            lo[i] = max(lo.get(i, -(10**18)), -c.const * sgn)
+        if sgn < 0 or c.eq:  # -x + k >= 0: x <= k
+            hi[i] = min(hi.get(i, 10**18), c.const if sgn < 0 else -c.const)
+    if any(lo[i] > hi[i] for i in lo if i in hi):
+        return None
+    return out
+
+
+def _linked(unions: list[list[list[str]]], vars_of) -> list[list[list[list[str]]]]:  # type: ignore[no-untyped-def]
+    """The unions in classes linked by shared variables (each class counted on its own)."""
+    owner: dict[str, int] = {}
+    classes: list[list[list[list[str]]]] = []
+    cvars: list[set[str]] = []
+    for u in unions:
+        vs = vars_of(u)
+        hits = sorted({owner[v] for v in vs if v in owner})
+        if not hits:
+            classes.append([u])
+            cvars.append(set(vs))
+            i = len(classes) - 1
+        else:
+            i = hits[0]
+            classes[i].append(u)
+            cvars[i] |= vs
+            for h in hits[1:]:
+                classes[i] += classes[h]
+                cvars[i] |= cvars[h]
+                classes[h], cvars[h] = [], set()
+        for v in cvars[i]:
+            owner[v] = i
+    return [c for c in classes if c]
 
 
 def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None,
                 fixed: tuple[int, ...] | None) -> Formula:
     """Count the points of one statement case (see module docstring)."""
-    return _Counter(pra, tiling, groups, fixed).count(case)
+    split = _splits(pra, groups, case) if fixed is None and groups is not None else {}
+    return _Counter(pra, tiling, groups, fixed, split).count(case)
 
 
 def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
@@ -250,6 +469,20 @@ def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
             frozenset(case.conditions(pra.dim_names, tiles)))
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused while many small acyclic objects are built
+    (formulas, isl results): in a process that imported sympy a full collection costs more
+    than a derivation."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tuple[list[Volume], str]:
     """Volumes of every case; ``fixed`` tile sizes, or symbolic tiles when ``None``.
 
@@ -257,14 +490,19 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
     """
     groups = groups_of(pra, tiling) if fixed is None else None
-    counter = _Counter(pra, tiling, groups, fixed)
+    counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
-    for c in cases(pra, tiling):
-        key = _key(pra, tiling, c)
-        if key not in memo:
-            memo[key] = counter.count(c)
-        out.append(Volume(c, memo[key]))
+    with paused_gc():
+        for c in cases(pra, tiling):
+            key = _key(pra, tiling, c)
+            if key not in memo:
+                split = _splits(pra, groups, c) if groups is not None else {}
+                how = tuple(sorted((l, g.index) for l, g in split.items()))
+                if how not in counters:
+                    counters[how] = _Counter(pra, tiling, groups, fixed, split)
+                memo[key] = counters[how].count(c)
+            out.append(Volume(c, memo[key]))
     return out, "symbolic" if fixed is None else "fixed"
 
 

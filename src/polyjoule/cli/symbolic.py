@@ -89,6 +89,8 @@ def register(app: typer.Typer) -> None:
         output: Path | None = typer.Option(None, "-o", "--output", help="Write the --json or "
                                            "--csv output to this file (format by suffix when "
                                            "neither is given)."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Derive afresh: neither read "
+                                      "nor write the formula cache ($POLYJOULE_CACHE_DIR)."),
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
@@ -101,7 +103,10 @@ def register(app: typer.Typer) -> None:
         values = resolve_values(k, set_, dataset)
         decl = array_of(array)
         table = load_table(energy_table, base=decl.energy)
-        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values)
+        from polyjoule.dse.cache import FormulaCache
+
+        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values,
+                store=None if no_cache else FormulaCache())
         r = a.evaluate(values)
         extra = r.to_json()
         over = capacity_over(a, values, r)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from polyjoule.analysis.counts import paused_gc
 from polyjoule.analysis.formula import Formula
 from polyjoule.errors import OutputPathError
 from polyjoule.jsontext import dumps
@@ -211,8 +212,9 @@ class FormulaCache:
         if payload is None:
             return None
         try:
-            data = json.loads(payload)
-            formulas = [Formula.from_json(f) for f in data]
+            with paused_gc():  # many small objects: a full collection would cost more than the read
+                data = json.loads(payload)
+                formulas = [Formula.from_json(f) for f in data]
         except (ValueError, KeyError, TypeError) as e:
             self._reject(key, "formulas", f"bad JSON ({e})")
             return None
