@@ -82,10 +82,11 @@ def times(x: Any, k: int) -> np.ndarray:
 
 
 def total(columns: Iterable[Any]) -> np.ndarray:
-    """The exact sum of integer columns (int64 when it cannot overflow, else Python ints)."""
+    """The exact sum of integer columns (int64 when it cannot overflow, else Python ints);
+    no columns (a kernel without operations) sum to a 0 that broadcasts."""
     cols = [np.asarray(c) for c in columns]
     if not cols:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros((), dtype=np.int64)
     if all(c.dtype != object for c in cols) and sum(top_of([c]) for c in cols) <= INT64_MAX:
         out: Any = 0
         for c in cols:
