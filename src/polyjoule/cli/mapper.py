@@ -133,8 +133,10 @@ def _cell(name: str, value: Any) -> str:
     """Energies (and energy x cycles) in engineering units, counts exact."""
     from polyjoule.reports.tables import count, energy
 
-    if name in ("energy_pj", "edp"):
+    if name == "energy_pj":
         return energy(value)
+    if name == "edp":  # pJ x cycles, in the energy's engineering unit
+        return f"{energy(value)}·cycles"
     if isinstance(value, float):
         return f"{value:,.1f}"  # mW; exact in --json
     return count(value) if isinstance(value, int) else str(value)
@@ -555,7 +557,14 @@ def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -
     _say(con, f"chosen: {b['mapping']}  latency {b['latency']:,} cycles, energy "
               f"{energy(b['energy_pj'])} (dynamic {energy(b['dynamic_pj'])}){verified}")
     if "analyze" in b:
-        _say(con, f"  same mapping alone: {b['analyze']}")
+        from rich.text import Text
+
+        from polyjoule.reports.tables import WIDE, command_lines
+
+        _say(con, "  same mapping alone:")
+        for line in ([f"    {b['analyze']}"] if con.width >= WIDE
+                     else command_lines(b["analyze"], con.width, "    ")):
+            con.print(Text(line), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -194,7 +194,9 @@ def _fmt(x: Any, what: str) -> str:
 
 
 def _title(verb: str, k: Kernel, arr: tuple[int, int], values: dict[str, int]) -> str:
-    return (f"{verb} {k.name} on a {arr[0]}x{arr[1]} array "
+    from polyjoule.reports.tables import article
+
+    return (f"{verb} {k.name} on {article(arr[0])} {arr[0]}x{arr[1]} array "
             f"({', '.join(f'{p}={v}' for p, v in values.items())})")
 
 

@@ -193,12 +193,12 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]
-    from polyjoule.reports.tables import Column, console, count, echo, energy, print_table
+    from polyjoule.reports.tables import Column, article, console, count, echo, energy, print_table
 
     con = console(wide)
     multi = len(a.phases) > 1
     print_table(
-        f"{k.name} on a {a.array[0]}x{a.array[1]} array "
+        f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array "
         f"({', '.join(f'{p}={v}' for p, v in r.values.items())})",
         [Column("phase"), Column("statement"), Column("case", fold=False),
          Column("class", fold=False), Column("formula"), Column("executions", number=True),
@@ -208,7 +208,7 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: i
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
              for op, n in r.counts["ops"].items()]
-    rows.append(("total", "", energy(r.energy_pj["total"])))
+    rows.append(("dynamic total", "", energy(r.energy_pj["total"])))
     print_table("totals (accesses per location class, executions per operation)",
                 [Column("what", fold=False), Column("accesses / ops", number=True),
                  Column("energy", number=True)], rows, con=con)

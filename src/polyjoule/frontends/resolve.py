@@ -81,11 +81,12 @@ def unknown_kernel(name: str, known: list[str]) -> UnknownNameError:
     import difflib
 
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
+    # a near name is the whole hint; else the list (short enough for one line up to ~10)
+    hint = (f"did you mean {', '.join(close)}? `polyjoule list` shows all {len(known)}"
+            if close else f"built-in: {', '.join(known)}")
     if "/" in name or Path(name).suffix:
-        return UnknownNameError(f"{name}: no such file, and not a built-in kernel ({hint}"
-                                f"built-in: {', '.join(known)})")
-    return UnknownNameError(f"unknown kernel {name!r} ({hint}built-in: {', '.join(known)}; "
+        return UnknownNameError(f"{name}: no such file, and not a built-in kernel ({hint})")
+    return UnknownNameError(f"unknown kernel {name!r} ({hint}; "
                             f"or give a .yaml or .c file, or --einsum)")
 
 

@@ -178,3 +178,30 @@ def comment(text: str, wide: bool = False) -> None:
     lines = [text] if wide else wrap(text, max(20, width() - 2), indent=0)
     for line in lines:
         typer.echo(f"# {line}")
+
+
+def article(n: int) -> str:
+    """``a`` or ``an`` before a number read aloud (``an 8x8``, ``an 11x2``, ``a 16x16``)."""
+    digits = str(n)
+    return "an" if digits[0] == "8" or (len(digits) % 3 == 2 and digits[:2] in ("11", "18")) \
+        else "a"
+
+
+def command_lines(cmd: str, line_width: int, lead: str = "  ") -> list[str]:
+    """A shell command folded at argument boundaries with `` \\`` continuations, so that a
+    folded command still pastes and runs (an option stays with its value)."""
+    words = cmd.split(" ")
+    args: list[str] = []
+    for w in words:
+        if args and args[-1].startswith("-") and not w.startswith("-") and " " not in args[-1]:
+            args[-1] += " " + w
+        else:
+            args.append(w)
+    lines, cur = [], lead
+    for a in args:
+        if cur.strip() and len(cur) + 1 + len(a) + 2 > line_width:
+            lines.append(cur + " \\")
+            cur = lead + "    " + a
+        else:
+            cur = cur + (" " if cur.strip() else "") + a
+    return lines + [cur]
