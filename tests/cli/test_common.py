@@ -27,6 +27,8 @@ def _line(args: list[str]) -> str:
     (["analyze", "gemm", "--set", "NI=18446744073709551616,NJ=4,NK=4"], "outside the 64-bit"),
     (["analyze", "gemm", *MINI, "--array", "9223372036854775808x2"], "--array"),
     (["analyze", "gemm", "--set", "NI=0,NJ=4,NK=4"], "--set: NI=0 is below its minimum 1"),
+    # the value typed out of range is named before the parameters not given
+    (["analyze", "gemm", "--set", "NI=0"], "--set: NI=0 is below its minimum 1"),
     (["simulate", "gemm", *MINI, "--seed", "-1"], "--seed"),
     (["simulate", "gemm", *MINI, "--memory-limit", "nan"], "not a finite positive number"),
     (["simulate", "gemm", *MINI, "--op-latency", "frob=3"], "'frob' is not an operation"),

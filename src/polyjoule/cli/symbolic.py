@@ -37,18 +37,18 @@ def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
     given.update(parse_assignments(sizes, "--sizes"))
     if dataset is None and not given:
         dataset = next((d for d in ("default", default) if d in kernel.datasets), None)
-    values = kernel.resolve(given, dataset)
-    missing = [p for p in kernel.params if p not in values]
-    if missing:
-        raise SpecError(f"--set: parameter {missing[0]} of {kernel.name} is not set "
-                        f"(give --set {missing[0]}=.. or --dataset)")
-    for ph in kernel.phases:  # name the option (and kernel) a value came from
+    for ph in kernel.phases:  # a value given out of range first: it names what was typed
         for p, lo in ph.param_min:
             if p in given and given[p] < lo:
                 from polyjoule.errors import ParameterRangeError
 
                 raise ParameterRangeError(f"--set: {p}={given[p]} is below its minimum {lo} "
                                           f"(kernel {kernel.name})")
+    values = kernel.resolve(given, dataset)
+    missing = [p for p in kernel.params if p not in values]
+    if missing:
+        raise SpecError(f"--set: parameter {missing[0]} of {kernel.name} is not set "
+                        f"(give --set {missing[0]}=.. or --dataset)")
     return values
 
 
