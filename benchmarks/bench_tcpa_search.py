@@ -37,14 +37,15 @@ PYC = Path(tempfile.gettempdir()) / "polyjoule-bench-pyc"
 def _cold(src: Path, pyc: bool = True) -> tuple[float, float]:
     """(wall, CPU) seconds of the command in a fresh process, formula cache empty. Python's
     bytecode cache is on (in a temporary prefix), as for an installed package, unless
-    ``pyc`` is false (then every start compiles polyjoule's modules)."""
+    ``pyc`` is false: then, as in this environment (``PYTHONDONTWRITEBYTECODE``), the
+    interpreter reads whatever ``__pycache__`` exists and compiles the rest every start."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "PYTHONPATH": str(src), "POLYJOULE_CACHE_DIR": cache,
                "PYTHONPYCACHEPREFIX": str(PYC / src.parent.name)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         if not pyc:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
-            env["PYTHONPYCACHEPREFIX"] = str(Path(cache) / "pyc")  # empty: nothing to reuse
+            env.pop("PYTHONPYCACHEPREFIX")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "polyjoule", *COMMAND], env=env, check=True,
