@@ -34,13 +34,18 @@ COMMAND = ["map", "gemm", "--target", "tcpa", "--census", "--no-verify"]
 PYC = Path(tempfile.gettempdir()) / "polyjoule-bench-pyc"
 
 
-def _cold(src: Path) -> tuple[float, float]:
+def _cold(src: Path, pyc: bool = True) -> tuple[float, float]:
     """(wall, CPU) seconds of the command in a fresh process, formula cache empty. Python's
-    bytecode cache is on (in a temporary prefix), as for an installed package."""
+    bytecode cache is on (in a temporary prefix), as for an installed package, unless
+    ``pyc`` is false: then, as in this environment (``PYTHONDONTWRITEBYTECODE``), the
+    interpreter reads whatever ``__pycache__`` exists and compiles the rest every start."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "PYTHONPATH": str(src), "POLYJOULE_CACHE_DIR": cache,
                "PYTHONPYCACHEPREFIX": str(PYC / src.parent.name)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if not pyc:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.pop("PYTHONPYCACHEPREFIX")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "polyjoule", *COMMAND], env=env, check=True,
@@ -74,20 +79,21 @@ def rate() -> None:
           f"({rc / TARGET_RATE:.2f}x)")
 
 
-def cold(baseline: Path | None, runs: int) -> None:
+def cold(baseline: Path | None, runs: int, pyc: bool = True) -> None:
     """The whole command, cold, best of ``runs`` (alternating with the baseline)."""
     new: list[tuple[float, float]] = []
     old: list[tuple[float, float]] = []
     for src in (SRC, baseline):  # write the bytecode caches first (not timed)
-        if src is not None:
+        if src is not None and pyc:
             _cold(src)
     for _ in range(runs):
         if baseline is not None:
-            old.append(_cold(baseline))
-        new.append(_cold(SRC))
+            old.append(_cold(baseline, pyc))
+        new.append(_cold(SRC, pyc))
     w, c = min(x[0] for x in new), min(x[1] for x in new)
-    print(f"`polyjoule {' '.join(COMMAND)}` cold (fresh process, empty formula cache), best "
-          f"of {runs}: {w:.2f} s wall, {c:.2f} s CPU (target < 1 s)")
+    print(f"`polyjoule {' '.join(COMMAND)}` cold (fresh process, empty formula cache, "
+          f"bytecode cache {'on' if pyc else 'off'}), best of {runs}: {w:.2f} s wall, "
+          f"{c:.2f} s CPU (target < 1 s)")
     if old:
         ow, oc = min(x[0] for x in old), min(x[1] for x in old)
         print(f"  baseline {baseline}: {ow:.2f} s wall, {oc:.2f} s CPU; this code / baseline: "
@@ -99,9 +105,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", type=Path, help="a src/ directory of the code to compare")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold-only", action="store_true", help="skip the mappings/s grid")
+    ap.add_argument("--no-pyc", action="store_true",
+                    help="also time the command with Python's bytecode cache off")
     args = ap.parse_args()
-    rate()
+    if not args.cold_only:
+        rate()
     cold(args.baseline, args.runs)
+    if args.no_pyc:
+        cold(args.baseline, args.runs, pyc=False)
 
 
 if __name__ == "__main__":

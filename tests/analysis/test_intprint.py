@@ -8,7 +8,7 @@ import numpy as np
 import sympy
 
 from polyjoule.analysis.exact import narrow, ratio, scaled, total
-from polyjoule.analysis.intprint import SAFE, bound, compile_exprs, safe_top
+from polyjoule.analysis.intprint import SAFE, bound, bounder, compile_exprs, safe_top
 
 a, b, c = sympy.symbols("a b c", integer=True)
 
@@ -31,6 +31,14 @@ def test_safe_top_is_a_bound() -> None:
     e = a**3 + sympy.Mod(b, c) * a
     top = safe_top([e])
     assert bound(e, float(top)) < SAFE <= bound(e, float(4 * top))
+
+
+def test_bounder_is_bound_at_every_top() -> None:
+    """The bound walked once (a function of top) equals the walk at each top."""
+    e = sympy.floor((a * b - 1) / c) ** 2 + sympy.ceiling(a / 3) * sympy.Max(b, 7) - 5 * c
+    f = bounder(e)
+    for k in range(0, 64, 5):
+        assert f(float(2**k)) == bound(e, float(2**k))
 
 
 def test_column_arithmetic_rounds_once() -> None:

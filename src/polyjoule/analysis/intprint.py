@@ -8,6 +8,7 @@ evaluators (:mod:`polyjoule.analysis.compiled`) use this printer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -154,12 +155,45 @@ def _bound(e: Any, top: float, memo: dict[Any, float]) -> float:
     return max(args, default=0.0)  # Max, Min, Mod, Piecewise, relations: no new magnitude
 
 
+def bounder(e: Any, memo: dict[Any, Callable[[float], float]] | None = None
+            ) -> Callable[[float], float]:
+    """:func:`bound` of ``e`` as a function of ``top``: the expression is walked (and its
+    floors' fractions taken) once, so that trying many ``top`` costs float arithmetic only."""
+    memo = {} if memo is None else memo
+    hit = memo.get(e)
+    if hit is None:
+        hit = memo[e] = _bounder(e, memo)
+    return hit
+
+
+def _bounder(e: Any, memo: dict[Any, Callable[[float], float]]) -> Callable[[float], float]:
+    if e.is_Number:
+        v = abs(float(e))
+        return lambda top: v
+    if e.is_Symbol:
+        return lambda top: top
+    if isinstance(e, sympy.floor | sympy.ceiling):
+        num, den = (bounder(x, memo) for x in sympy.fraction(sympy.together(e.args[0])))
+        return lambda top: max(num(top), den(top)) + 1.0
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+        base, k = bounder(e.base, memo), int(e.exp)
+        return lambda top: max(1.0, base(top)) ** k
+    args = [bounder(a, memo) for a in e.args]
+    if isinstance(e, sympy.Add):
+        return lambda top: sum(f(top) for f in args)
+    if isinstance(e, sympy.Mul):
+        return lambda top: math.prod(max(1.0, f(top)) for f in args)
+    return lambda top: max((f(top) for f in args), default=0.0)
+
+
 def safe_top(exprs: Sequence[Any]) -> int:
     """The largest power of two ``top`` such that every symbol at most ``top`` keeps every
     intermediate of ``exprs`` below :data:`SAFE` (0: never safe)."""
+    memo: dict[Any, Callable[[float], float]] = {}
+    fns = [bounder(e, memo) for e in exprs]
+
     def ok(k: int) -> bool:
-        memo: dict[Any, float] = {}
-        return max((bound(e, float(2**k), memo) for e in exprs), default=0.0) < SAFE
+        return max((f(float(2**k)) for f in fns), default=0.0) < SAFE
 
     if not ok(0):
         return 0

@@ -14,7 +14,8 @@ The search and census only ever talk to a target through this protocol:
 
 The registry names no target: the modules that register targets are listed once, in
 ``polyjoule.targets.PROVIDERS``, or declared by other packages as entry points of the
-group ``polyjoule.targets``; both are imported on the first lookup.
+group ``polyjoule.targets``; both are imported on the first lookup, except that a name the
+catalogue maps to its module (``polyjoule.targets.MODULES``) imports only that module.
 """
 
 from __future__ import annotations
@@ -163,6 +164,13 @@ def _catalogue() -> tuple[str, ...]:
     return tuple(getattr(importlib.import_module(CATALOGUE), "PROVIDERS", ()))
 
 
+def _load_named(name: str) -> None:
+    """Import the one provider the catalogue names for ``name``, if it names one."""
+    module = getattr(importlib.import_module(CATALOGUE), "MODULES", {}).get(name)
+    if module is not None:
+        importlib.import_module(module)
+
+
 def _entry_points() -> tuple[str, ...]:
     return tuple(ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINTS))
 
@@ -191,14 +199,19 @@ def names() -> list[str]:
 def default_name() -> str:
     """The catalogue's default target (``polyjoule.targets.DEFAULT``), else the first
     registered one."""
-    _load("catalogue")
     name = getattr(importlib.import_module(CATALOGUE), "DEFAULT", None)
-    return name or next(iter(_REGISTRY), "")
+    if name:
+        return name
+    _load("catalogue")
+    return next(iter(_REGISTRY), "")
 
 
 def get(name: str) -> Target:
     """The registered target ``name``; :class:`UnknownNameError` lists the known ones."""
-    _load("catalogue")
+    if name not in _REGISTRY:
+        _load_named(name)
+    if name not in _REGISTRY:
+        _load("catalogue")
     if name not in _REGISTRY:
         _load("entry points")
     try:

@@ -174,3 +174,12 @@ def test_cli_best_mapping_reproduced_by_analyze_and_validate(kernel: str, sets: 
     assert a["capacity"] == []
     v = subprocess.run([*run, "validate", *args, "--json"], capture_output=True, text=True)
     assert v.returncode == 0 and json.loads(v.stdout)["ok"]
+
+
+def test_asking_for_tcpa_imports_no_other_target() -> None:
+    """A cold ``map --target tcpa`` pays for the TCPA modules only."""
+    code = ("import sys; from polyjoule.search import target; target.get('tcpa'); "
+            "print(sorted(m for m in sys.modules if m.startswith('polyjoule.targets.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "polyjoule.targets.tcpa.target" in out and "tinytpu" not in out

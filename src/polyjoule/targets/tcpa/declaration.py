@@ -158,7 +158,9 @@ def _shipped_text() -> str:
 
 @functools.cache
 def _shipped_parsed() -> dict[str, Any]:
-    return yaml.safe_load(_shipped_text())
+    from polyjoule.targets.tcpa.energy import SAFE_LOADER
+
+    return yaml.load(_shipped_text(), Loader=SAFE_LOADER)
 
 
 def shipped() -> dict[str, Any]:
