@@ -264,5 +264,8 @@ def check(out: Causes, caps: Any, needs: dict[str, Any], bandwidth_bound: bool =
 
 
 def _fmt(x: Any) -> str:
+    """A demand or limit as people read it: exact integers with thousands separators."""
+    if isinstance(x, int | np.integer):
+        return f"{int(x):,}"
     x = float(x)
-    return str(int(x)) if x == int(x) else f"{x:.2f}"
+    return f"{int(x):,}" if x == int(x) else f"{x:,.2f}"

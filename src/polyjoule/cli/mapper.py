@@ -162,6 +162,8 @@ def _print_census(con: Console, target: Any, res: Any,
         k1, k2 = res.census.by_kind(), res.census.by_kind(every=True)
         _say(con, f"express vs refuse: {k1['express']} vs {k1['refuse']} by first cause; "
                   f"{k2['express']} vs {k2['refuse']} counting every cause")
+        _say(con, "  (express: the encoding cannot say it; refuse: the machine would accept it "
+                  "and compute wrongly, hang or lose values, so only a checker stops it)")
     if independent is not None:
         print_table("independent census (each structural predicate asked of every nest)",
                     [Column("nests", number=True), Column("kind", fold=False),

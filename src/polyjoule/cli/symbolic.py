@@ -236,7 +236,7 @@ def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
         out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(
             f"{c} {energy(v)}" for c, v in extra["static_pj_by_component"].items())
             + f"), dynamic {energy(extra['dynamic_pj'])}, total {energy(extra['total_pj'])}; "
-            f"{extra['power_mw']:.3f} mW at {extra['clock_mhz']:g} MHz, "
+            f"{extra['power_mw']:,.3f} mW at {extra['clock_mhz']:g} MHz, "
             f"{extra['throughput_ips']:,.4g} iterations/s"
             + (f", {per_op:.3f} pJ/op" if per_op is not None else ""))
     out.append(f"derived in {a.derive_seconds:.3f} s "
