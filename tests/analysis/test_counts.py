@@ -289,3 +289,45 @@ def test_product_of_formulas_is_the_product_of_their_values():
         for a in fs:
             for b in fs:
                 assert times(a, b).evaluate(env) == a.evaluate(env) * b.evaluate(env)
+
+
+@pytest.mark.parametrize("name", ["jacobi-1d", "seidel-2d", "lu", "cholesky"])
+@pytest.mark.parametrize("array", [(2, 2), (1, 4), (3, 2)])
+def test_boundary_kernels_symbolic_equals_enumeration(name, array, brute_counts):
+    """Stencils and pivot kernels, whose boundary constraints lose the alternatives outside
+    the tile range (``k = -1``) before Barvinok: counts equal a brute-force walk."""
+    k = get(name)
+    a = analyze(k, array=array)
+    seen = 0
+    for n in range(2, 9):
+        values = {p: n + (i % 2) for i, p in enumerate(k.params)}
+        try:
+            rows = a.evaluate(values).volumes
+        except (InfeasibleMapping, ParameterRangeError):
+            continue
+        for ph in k.phases:
+            got: dict = {}
+            for v in rows:
+                if v.phase == ph.name and v.value:
+                    got[(v.statement, v.case)] = got.get((v.statement, v.case), 0) + v.value
+            assert got == brute_counts(ph, array, {p: values[p] for p in ph.params}), (ph.name, values)
+        seen += 1
+    assert seen >= 3
+
+
+def test_delta_range_bounds_every_tile():
+    """The bounds of ``a*k + b*t + c`` over ``0 <= k <= t - 1`` (``t >= 1``) that pruning
+    trusts hold at every tile, and are reached."""
+    from polyjoule.analysis.counts import _delta_range
+    from polyjoule.model.affine import Affine
+
+    bounded = 0
+    for a in (-1, 0, 1, 2):
+        for b in (-1, 0, 1):
+            for c in range(-2, 3):
+                lo, hi = _delta_range(Affine.of({"k_i": a, "t1": b}, c), "t1")
+                values = [a * k + b * t + c for t in range(1, 9) for k in range(t)]
+                assert lo is None or (min(values) == lo), (a, b, c)
+                assert hi is None or (max(values) == hi), (a, b, c)
+                bounded += lo is not None or hi is not None
+    assert bounded == 4 * 5  # k, -k, t - k, k - t: one bound each

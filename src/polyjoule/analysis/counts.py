@@ -244,13 +244,31 @@ class _Rewriter:
         c0 = rest.const
         hi = an + bn + max(0, -(c0 + bp + an))
         lo = -(ap + bp) - max(1, c0 - ap - bn + 1) + 1
+        dmin, dmax = _delta_range(delta, grp.t)
+        if not c.eq and dmin is not None and hi <= dmin:
+            return [[]]  # delta >= hi for every tile: always true
         out: list[list[str]] = []
         dtext = delta.isl()
-        if not c.eq:
+        if not c.eq and (dmax is None or hi <= dmax):
             out.append([f"{dtext} >= {hi}"])
         for d in range(lo, hi + (1 if c.eq else 0)):
-            out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
+            if (dmin is None or d >= dmin) and (dmax is None or d <= dmax):
+                out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
         return out
+
+
+def _delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
+    """Bounds of ``delta`` over every tile ``0 <= k <= t - 1`` (``t >= 1``), where they are
+    constants: alternatives of a constraint outside them are empty (``k = -1``), and one at
+    or below the lower bound always holds (``k >= 0``). ``None``: unbounded or unknown."""
+    ks = [(n, a) for n, a in delta.terms if n != t]
+    b = dict(delta.terms).get(t, 0)
+    if len(ks) != 1 or abs(ks[0][1]) != 1 or b not in (0, -ks[0][1]):
+        return None, None
+    a, c = ks[0][1], delta.const
+    if a == 1:  # k + c in [c, t-1+c]; k - t + c in [c-t+1... , c-1]
+        return (c, None) if b == 0 else (None, c - 1)
+    return (None, c) if b == 0 else (c + 1, None)  # -k + c; t - k + c in [1+c, t+c]
 
 
 class _Counter:
@@ -287,7 +305,7 @@ class _Counter:
         own = {l: g for g in groups or [] for l in g.dims}
         self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
                            if tiling.tiled(l) and (fixed is not None or self.rw.dim_group[l] is own[l])}
-        self.shared = base + [self.rw.pieces(c) for c in pra.domain()]  # in every case
+        self.shared = base + _nontrivial(self.rw.pieces(c) for c in pra.domain())  # in every case
         self._classes: dict[_Key, Formula] = {}  # class -> count
         self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
 
@@ -323,7 +341,7 @@ class _Counter:
 
     def count(self, case: Case) -> Formula:
         unions = list(self.shared)
-        unions += [self.rw.pieces(c) for c in case.statement.when]
+        unions += _nontrivial(self.rw.pieces(c) for c in case.statement.when)
         unions += [[[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]]
                    for c in case.conditions(self.pra.dim_names, self.tile_terms)]
         classes = {}
@@ -340,6 +358,11 @@ class _Counter:
 
 
 _Key = tuple[tuple[tuple[str, ...], ...], ...]
+
+
+def _nontrivial(unions: Iterator[list[list[str]]]) -> list[list[list[str]]]:
+    """The unions that constrain: an alternative without conditions holds everywhere."""
+    return [u for u in unions if all(u)]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
