@@ -112,8 +112,9 @@ def print_table(title: str | None, columns: Sequence[Column], rows: Iterable[Seq
     if _needed(cols, cells) > con.width:
         _print_blocks(con, title, cols, cells)
         return
-    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-              collapse_padding=True, title_justify="left")
+    if title:  # a line of its own, wrapped to the terminal, not squeezed into the table
+        echo(title, con=con)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
     for j, col in enumerate(cols):
         longest = max([len(col.name), *(r[j].cell_len for r in cells)], default=0)
         if col.number or not col.fold:
