@@ -84,6 +84,16 @@ def _common(kernel: str | None, einsum: str | None, extents: str | None, array: 
     return k, parse_array(array), parse_ints(tile, "--tile")
 
 
+def _simulated(k: Kernel, arr: tuple[int, int], tl: Any, values: dict[str, int],
+               progress: bool | None, as_json: bool, **options: Any) -> Any:
+    """One simulator run, with its time estimate and progress bar when wanted."""
+    from polyjoule.analysis.simulator import simulate as run
+    from polyjoule.cli._progress import simulation_progress, wanted
+
+    with simulation_progress(k, values, wanted(progress, as_json)) as report:
+        return run(k, arr, tl, values, progress=report, **options)
+
+
 @handles_errors
 def simulate(
     kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
@@ -106,15 +116,11 @@ def simulate(
     wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
 ) -> None:
     """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
-    from polyjoule.analysis.simulator import simulate as run
-    from polyjoule.cli._progress import simulation_progress, wanted
-
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
-    with simulation_progress(k, values, wanted(progress, as_json)) as report:
-        r = run(k, arr, tl, values, pi=pi, w=w, order=_order(order),
-                op_latency=_op_latency(op_latency), seed=seed,
-                memory_limit=int(memory_gib * 2**30), chunk=chunk, progress=report)
+    r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w, order=_order(order),
+                   op_latency=_op_latency(op_latency), seed=seed,
+                   memory_limit=int(memory_gib * 2**30), chunk=chunk)
     if as_json:
         typer.echo(dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
     else:
@@ -146,16 +152,13 @@ def validate(
     """Symbolic vs simulated counts, energy and latency; exit 1 on any difference."""
     from polyjoule.analysis import analyze
     from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
-    from polyjoule.analysis.simulator import simulate as run
-    from polyjoule.cli._progress import simulation_progress, wanted
     from polyjoule.cli.symbolic import resolve_table
 
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, sizes, dataset)
     table = resolve_table(array, energy_table)
-    with simulation_progress(k, values, wanted(progress, as_json)) as report:
-        r = run(k, arr, tl, values, seed=seed, memory_limit=int(memory_gib * 2**30),
-                chunk=chunk, progress=report)
+    r = _simulated(k, arr, tl, values, progress, as_json, seed=seed,
+                   memory_limit=int(memory_gib * 2**30), chunk=chunk)
     a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
     sym = a.evaluate(values)
     latency = kernel_latency(kernel_schedules(k, arr, tl), values)

@@ -109,13 +109,8 @@ class SweepResult:
 
 
 def _py(x: Any) -> Any:
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
+    """A numpy scalar as the Python value it holds (exact ints stay Python ints)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 # ----------------------------------------------------------------------------- feasibility

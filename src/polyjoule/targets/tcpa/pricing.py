@@ -222,7 +222,7 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
 
 
 @dataclass
-class Priced:
+class BlockPrices:
     """Causes and prices of every point of one block."""
 
     causes: Causes
@@ -244,7 +244,7 @@ def timing(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts
 
 def price(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts: Points,
           bandwidth_bound: bool = False, memo: dict[Any, Any] | None = None,
-          store: Any = None) -> Priced:
+          store: Any = None) -> BlockPrices:
     """Causes, latency, dynamic and total energy, EDP and power of every point of ``pts``.
 
     ``memo``: counts per block of points, shared by the orders of one search."""
@@ -273,7 +273,7 @@ def price(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts:
     secs = lat * array.cycle_seconds
     dyn = np.asarray(ev["energy_pj"], dtype=np.float64)
     energy = dyn + leak_uw * secs * power.PJ_PER_UW_S
-    return Priced(out, {"latency": lat, "energy_pj": energy, "dynamic_pj": dyn,
+    return BlockPrices(out, {"latency": lat, "energy_pj": energy, "dynamic_pj": dyn,
                         "edp": energy * lat,
                         "power_mw": energy * 1e-9 / np.maximum(secs, 1e-30)})
 
