@@ -439,3 +439,33 @@ def test_a_ternary_on_a_comparison_is_a_select() -> None:
     assert dict(s.expr.ops) == {"select": 1, "mul": 1}
     got = s.expr.evaluate({"x": np.array([0.5, 1.0, 3.0])}, {"eps": 1.0})
     np.testing.assert_array_equal(got, [1.0, 1.0, 6.0])
+
+
+@pytest.mark.parametrize("sqrt_name, abs_name, max_name", [
+    ("sqrt", "fabs", "fmax"), ("sqrtf", "fabsf", "fmaxf"), ("sqrtl", "abs", "max")])
+def test_c_math_functions_are_the_model_operations(
+        sqrt_name: str, abs_name: str, max_name: str) -> None:
+    """``fabs``, ``sqrtf``, ``fmax`` (PolyBench's ``SQRT_FUN`` under ``DATA_TYPE_IS_FLOAT``)
+    are the model's ``abs``, ``sqrt``, ``max``: one operation each, numpy's semantics."""
+    text = f"""void m(int N, int M, double A[N][M], double y[N]) {{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      y[i] += {sqrt_name}({abs_name}(A[i][j])) + {max_name}(A[i][j], 0.25);
+}}"""
+    k = c_kernel(text, "m.c")
+    (s,) = [s for s in k.phases[0].statements if s.kind == "compute" and "abs" in dict(s.expr.ops)]
+    assert {"sqrt", "abs", "max"} <= set(dict(s.expr.ops))
+    rng = np.random.default_rng(1)
+    a, y = rng.uniform(-1.0, 1.0, size=(3, 4)), rng.uniform(size=3)
+    out = execute(k, {"N": 3, "M": 4}, {"A": a, "y": y})
+    want = y + (np.sqrt(np.abs(a)) + np.maximum(a, 0.25)).sum(axis=1)
+    np.testing.assert_allclose(out["y"], want, rtol=1e-12)
+
+
+def test_an_unknown_c_function_is_named() -> None:
+    text = """void m(int N, double x[N], double y[N]) {
+  for (int i = 0; i < N; i++)
+    y[i] = cbrt(x[i]);
+}"""
+    with pytest.raises(SpecError, match=r"m\.c:3:.*cbrt.*fabs"):
+        c_kernel(text, "m.c")

@@ -65,7 +65,7 @@ class _Expr(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id in self.variables:
             return ast.parse(f"V_{node.id}[pt]", mode="eval").body
-        if node.id in ("relu", "max", "min", "sqrt"):
+        if node.id in ("relu", "max", "min", "sqrt", "abs"):
             return ast.parse(f"F_{node.id}", mode="eval").body
         return ast.parse(f"_S_[{node.id!r}]", mode="eval").body
 
@@ -73,7 +73,7 @@ class _Expr(ast.NodeTransformer):
 def _source(pra: PRA, count: bool) -> str:
     dims = pra.dim_names
     variables = {s.var for s in pra.statements if s.kind != "output"}
-    lines = ["def run(_P_, _D_, _S_, _T_, F_relu, F_max, F_min, F_sqrt, _C_):"]
+    lines = ["def run(_P_, _D_, _S_, _T_, F_relu, F_max, F_min, F_sqrt, F_abs, _C_):"]
     for p in pra.params:
         lines.append(f"    {p} = _P_[{p!r}]")
     for v in sorted(variables):
@@ -127,7 +127,7 @@ def _run(pra: PRA, values: Mapping[str, int], dram: dict, scalars: Mapping[str, 
     c: Counter = Counter()
     t = tiles if tiles is not None else (0,) * pra.n
     try:
-        fn(dict(values), dram, dict(scalars), t, lambda x: max(x, 0.0), max, min, np.sqrt, c)
+        fn(dict(values), dram, dict(scalars), t, lambda x: max(x, 0.0), max, min, np.sqrt, abs, c)
     except KeyError as e:
         raise PRAError(f"{pra.name}: read of an undefined value {e}") from None
     twice = [k for k, v in c.items() if k[0] == "__w" and v > 1]

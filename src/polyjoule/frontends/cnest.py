@@ -11,7 +11,8 @@ Accepted input: a function definition or bare statements. Inside it:
 * a top-level nest that only assigns ``0`` marks those arrays as zero-initialised;
   every other top-level nest becomes one phase, in order (phases communicate via DRAM);
 * statements ``T[f] = E``, ``T[f] op= E`` with affine subscripts; ``E`` uses ``+ - * /``,
-  ``sqrt``, ``max``, ``min``, numbers and scalars.
+  ``sqrt``, ``fabs``/``abs``, ``fmax``/``max``, ``fmin``/``min`` (and their ``f``/``l``
+  variants), numbers and scalars.
 
 The text is preprocessed first (:mod:`.cpre`): comments, ``#include`` through the include
 folders, the PolyBench macros; in a file with a ``#pragma scop`` region only that region (and
@@ -46,7 +47,11 @@ _GEN = c_generator.CGenerator()
 
 #: Values given to scalars that the source does not initialise (the PolyBench defaults).
 DEFAULT_SCALARS = {"alpha": 1.5, "beta": 1.2}
-_CALLS = {"sqrt", "max", "min", "relu"}
+# C math functions -> the model's operations (float and long double variants included:
+# PolyBench's SQRT_FUN is sqrtf under DATA_TYPE_IS_FLOAT).
+_CALLS = {"sqrt": "sqrt", "max": "max", "min": "min", "relu": "relu", "abs": "abs"}
+_CALLS |= {f"{c}{t}": m for c, m in (("sqrt", "sqrt"), ("fabs", "abs"), ("fmax", "max"),
+                                      ("fmin", "min")) for t in ("", "f", "l")}
 _COMPARE = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE(), "==": ast.Eq(),
             "!=": ast.NotEq()}
 
@@ -271,10 +276,10 @@ class _ExprConv:
             return ast.IfExp(test, self.conv(node.iftrue), self.conv(node.iffalse))
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
                 and node.name.name in _CALLS and node.args is not None:
-            return ast.Call(ast.Name(id=node.name.name, ctx=ast.Load()),
+            return ast.Call(ast.Name(id=_CALLS[node.name.name], ctx=ast.Load()),
                             [self.conv(a) for a in node.args.exprs], [])
         raise SpecError(f"{w}: unsupported expression {_GEN.visit(node)!r} (use + - * /, "
-                        f"sqrt, max, min, a <= b ? x : y)")
+                        f"sqrt, fabs, max, min, a <= b ? x : y)")
 
 
 def _statement(node: Any, ctx: _Ctx, loops: list[str], depth: int, position: str) -> Stmt:

@@ -18,7 +18,7 @@ from polyjoule.model.expr import parse_expr
 from polyjoule.model.nest import Access, Nest
 from polyjoule.model.pra import PRA, Dim, Statement, TensorDecl
 
-_RESERVED = {"relu", "max", "min", "sqrt"}
+_RESERVED = {"relu", "max", "min", "sqrt", "abs"}
 
 
 def access_text(a: Access) -> str:
