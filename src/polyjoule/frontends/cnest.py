@@ -31,7 +31,7 @@ from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
-from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.errors import NotAffineError, NotUniformError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
@@ -528,7 +528,14 @@ def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
 
     ``datasets`` default to the PolyBench presets that the kernel's header defines."""
     src = preprocess(text, filename, include_dirs, defines)
-    name, nests = c_nests(text, filename, dtype, source=src)
+    try:
+        name, nests = c_nests(text, filename, dtype, source=src)
+    except NotUniformError:  # a time loop around sweeps (a stencil) has its own rule
+        from polyjoule.frontends.cstencil import stencil_kernel  # cstencil imports cnest
+
+        if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:
+            raise
+        return stencil
     mini = src.datasets.get("MINI", {})
     for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
         if "float_n" in n.scalars and "N" in mini:
