@@ -73,13 +73,32 @@ class Regions:
         return [[*x, *y] for x in a for y in b if not self.empty([*x, *y])]
 
     def simplified(self, conj: Conj) -> Conj:
-        """``conj`` without the constraints the others imply."""
+        """``conj`` without the constraints the others imply; a bound the others pin from
+        the other side becomes an equality (``i >= 1, i <= 1`` -> ``i == 1``)."""
         keep = list(dict.fromkeys(conj))
         for c in list(keep):
             rest = [x for x in keep if x is not c]
             if self.always(c, rest):
                 keep = rest
+            elif not c.eq and self.always(Constraint(-c.expr), keep):
+                keep = [*rest, Constraint(c.expr, eq=True)]
         return keep
+
+    def coalesced(self, union: Sequence[Conj]) -> list[Conj]:
+        """A disjoint union in as few conjunctions as isl finds, each simplified."""
+        raw = _isl.disjoint_pieces(self.params, self.dims, self._context,
+                                   tuple(tuple(c.isl() for c in conj) for conj in union))
+        if any(p is None for p in raw):
+            return [self._ordered(self.simplified(list(c))) for c in union]
+        return [self._ordered(self.simplified([Constraint(Affine.of(cf, k), eq)
+                                               for cf, k, eq in p or ()])) for p in raw]
+
+    def _ordered(self, conj: Conj) -> Conj:
+        """Constraints in dim order (``t`` first), as a reader scans them."""
+        def first(c: Constraint) -> int:
+            return min((self.dims.index(n) for n in c.expr.names() if n in self.dims),
+                       default=len(self.dims))
+        return sorted(conj, key=first)
 
 
 def moved(conj: Sequence[Constraint], dim: str, by: int) -> Conj:

@@ -244,9 +244,32 @@ class _Emit:
 
     def __init__(self, step: _Step, ph: Phase):
         self.step, self.ph, self.reg = step, ph, step.reg
-        self.var = [ph.fresh(u.stmt.target.tensor) for u in step.tl.updates]
+        self.var: list[str] = []
+        for k, u in enumerate(step.tl.updates):  # one variable per array where it can be
+            same = [w for w, x in enumerate(step.tl.updates[:k])
+                    if x.stmt.target.tensor == u.stmt.target.tensor
+                    and step.shift[w] == step.shift[k]
+                    and self.reg.empty([*step.domain(w), *step.domain(k)])]
+            self.var.append(self.var[same[0]] if same else ph.fresh(u.stmt.target.tensor))
         self.read_var: dict[Key, str] = {}
         self.direct: dict[Key, list[tuple[str, Conj]]] = {}
+        self.pending: dict[tuple[object, ...], list[Conj]] = {}
+
+    def add(self, what: tuple[object, ...], conj: Conj) -> None:
+        """A statement over ``conj``; pieces of one statement are merged by :meth:`flush`."""
+        self.pending.setdefault(what, []).append(conj)
+
+    def flush(self) -> None:
+        """Emit every statement over its region in as few conjunctions as possible."""
+        for what, union in self.pending.items():
+            kind, var, *rest = what
+            for conj in self.reg.coalesced(union):
+                if kind == "transport":
+                    self.ph.transport(str(var), str(rest[0]), conj, rest[1])  # type: ignore[arg-type]
+                elif kind == "compute":
+                    self.ph.compute(str(var), str(rest[0]), conj)
+                else:
+                    getattr(self.ph, str(kind))(var, rest[0], conj)
 
     def key(self, k: int, r: Access) -> Key:
         """Reads of one element at one fused point after the same writers share a variable."""
@@ -260,8 +283,14 @@ class _Emit:
         return out
 
     def _read_var(self, key: Key) -> str:
+        """``a_m1_p1`` reads ``A[i - 1][j + 1]`` at ``(t, i, j)``."""
         if key not in self.read_var:
-            self.read_var[key] = self.ph.fresh(f"{key[0]}_in")
+            rel = [x - _var(d) for x, d in zip(key[1], self.step.dims, strict=False)]
+            at = "_".join("0" if not x.const else f"{'m' if x.const < 0 else 'p'}{abs(x.const)}"
+                          for x in rel)
+            fixed = len(rel) == len(key[1]) and not any(x.terms for x in rel)
+            base = key[0].strip("_") or "x"  # PolyBench's _fict_
+            self.read_var[key] = self.ph.fresh(f"{base}_{at if fixed else 'in'}")
         return self.read_var[key]
 
     def read(self, key: Key, sinks: list[tuple[int, Access]]) -> None:
@@ -277,14 +306,11 @@ class _Emit:
                 src = self.var[cand[0]]
                 for p in pieces:
                     if any(dist):
-                        self.ph.transport(self._read_var(key), src, self._clean(p), dist)
+                        self.add(("transport", self._read_var(key), src, dist), p)
                     else:
                         self.direct.setdefault(key, []).append((src, p))
         if none:
             self.spread(key, Access(r0.tensor, key[1], r0.where), none)
-
-    def _clean(self, conj: Conj) -> Conj:
-        return self.reg.simplified(conj)
 
     def spread(self, key: Key, a: Access, region: list[Conj]) -> None:
         """DRAM values read once, then passed along the outermost dim they do not vary with."""
@@ -298,13 +324,13 @@ class _Emit:
                 first = [p for q in region
                          for p in self.reg.minus(q, [moved(x, d, 1) for x in region])]
                 for p in first:
-                    self.ph.input(var, a, self._clean(p))
+                    self.add(("input", var, a), p)
                 unit = tuple(int(x == d) for x in (self.step.t, *self.step.dims))
                 for p in rest:
-                    self.ph.transport(var, var, self._clean(p), unit)
+                    self.add(("transport", var, var, unit), p)
                 return
         for p in region:
-            self.ph.input(var, a, self._clean(p))
+            self.add(("input", var, a), p)
 
     def compute(self, k: int) -> None:
         """Update ``k``, split where some read is a writer's variable at distance 0."""
@@ -323,7 +349,7 @@ class _Emit:
             cells = nxt
         for conj, using in cells:
             names = {j: using.get(keys[j]) or self.read_var[keys[j]] for j in reads_in(s.expr)}
-            self.ph.compute(self.var[k], render(s.expr, names), self._clean(conj))
+            self.add(("compute", self.var[k], render(s.expr, names)), conj)
 
     def output(self, k: int) -> None:
         """The elements update ``k`` writes last leave for DRAM after the last step."""
@@ -338,7 +364,7 @@ class _Emit:
         a = Access(s.target.tensor, e, s.where)
         for p in self.reg.minus(when, later):
             self.ph.tensor(a, "output")
-            self.ph.output(self.var[k], a, self._clean(p))
+            self.add(("output", self.var[k], a), p)
 
 
 def _space(tl: TimeLoop, reg: Regions, step: _Step) -> tuple[Loop, ...]:
@@ -375,5 +401,6 @@ def stencil_pra(tl: TimeLoop, dims: tuple[str, ...]) -> PRA:
         emit.compute(k)
     for k in range(len(tl.updates)):
         emit.output(k)
+    emit.flush()
     pra = ph.pra(tl.name)
     return replace(pra, param_min=tuple((p, step.mins.get(p, 1)) for p in pra.params))
