@@ -92,6 +92,20 @@ def _updates(top: c_ast.For, time: Loop, ctx: _Ctx) -> list[Update] | None:
     return out
 
 
+def _uniform(updates: list[Update]) -> bool:
+    """Does every read of an array the time loop writes stay a constant offset away from
+    what its statement writes? (Floyd-Warshall's ``path[i][k]`` does not: not a stencil.)"""
+    written = {u.stmt.target.tensor for u in updates}
+    for u in updates:
+        for r in u.stmt.reads:
+            if r.tensor not in written:
+                continue
+            t = u.stmt.target.index
+            if len(r.index) != len(t) or any((a - b).terms for a, b in zip(r.index, t, strict=True)):
+                return False
+    return True
+
+
 def _check(updates: list[Update], ctx: _Ctx) -> None:
     """Sweep bounds constant in a step; every written array of one rank."""
     for u in updates:
@@ -131,7 +145,7 @@ def time_loop(body: list[Any], ctx: _Ctx, name: str, dtype: str,
     except SpecError:
         return None
     updates = _updates(rest[0], time, ctx)
-    if not updates:
+    if not updates or not _uniform(updates):
         return None
     _check(updates, ctx)
     used = {n for b in (time.lower, time.upper) for n in b.names()}
