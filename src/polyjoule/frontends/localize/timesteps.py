@@ -367,6 +367,21 @@ class _Emit:
             self.add(("output", self.var[k], a), p)
 
 
+def _partly_written(step: _Step, ph: Phase) -> None:
+    """An output array whose writers miss some of its elements keeps those from DRAM: it is
+    ``inout`` (jacobi's ``B`` keeps its boundary)."""
+    xs = tuple(_var(d) for d in step.dims)
+    for name, decl in list(ph.tensors.items()):
+        if decl.kind != "output" or len(decl.shape) != len(xs):
+            continue
+        box = [c for x, n in zip(xs, decl.shape, strict=True)
+               for c in (Constraint(x), Constraint(n.shift(-1) - x))]
+        writes = [step.writes(w, xs) for w, u in enumerate(step.tl.updates)
+                  if u.stmt.target.tensor == name]
+        if step.reg.minus(box, writes):
+            ph.inout(name)
+
+
 def _space(tl: TimeLoop, reg: Regions, step: _Step) -> tuple[Loop, ...]:
     """The fused dims: ``t`` from 0, then each space dim from 0 to the largest of the
     written arrays' extent and the shifted sweeps' upper bounds."""
@@ -402,5 +417,6 @@ def stencil_pra(tl: TimeLoop, dims: tuple[str, ...]) -> PRA:
     for k in range(len(tl.updates)):
         emit.output(k)
     emit.flush()
+    _partly_written(step, ph)
     pra = ph.pra(tl.name)
     return replace(pra, param_min=tuple((p, step.mins.get(p, 1)) for p in pra.params))
