@@ -96,12 +96,12 @@ def _coords(u: Update, time: str) -> tuple[Coord, ...]:
     return tuple(out)
 
 
-def _maximum(reg: Regions, xs: list[Affine]) -> Affine:
-    """The largest of affine forms of the parameters, for every legal parameter value."""
+def _maximum(reg: Regions, xs: list[Affine]) -> Affine | None:
+    """The largest of affine forms of the parameters for every legal value, if one is."""
     for a in xs:
         if all(reg.empty([Constraint((b - a).shift(-1))]) for b in xs):
             return a
-    raise NotUniformError(f"no largest of {', '.join(map(str, xs))}: bounds differ by parameter")
+    return None
 
 
 def param_mins(tl: TimeLoop) -> dict[str, int]:
@@ -126,6 +126,13 @@ class _Step:
         self.reg = Regions(tl.params, self.mins, (self.t, *dims))
         self.shift = [(0,) * len(dims) for _ in tl.updates]
         self.written = {u.stmt.target.tensor for u in tl.updates}
+        for k, u in enumerate(tl.updates):  # one sweep, one placement of its loops
+            first = next(w for w, x in enumerate(tl.updates) if x.sweep == u.sweep)
+            if [isinstance(c, Loop) for c in self.coords[k]] != [
+                    isinstance(c, Loop) for c in self.coords[first]]:
+                raise NotUniformError(f"{u.stmt.where}: {u.stmt.target} places the sweep's "
+                                      f"loops in other subscripts than "
+                                      f"{tl.updates[first].stmt.target} does")
 
     def _repl(self, k: int, shift: tuple[int, ...]) -> dict[str, Affine]:
         out = {self.t: _var(self.t) + self.tl.time.lower}  # the time loop starts at 0
@@ -388,12 +395,15 @@ def _space(tl: TimeLoop, reg: Regions, step: _Step) -> tuple[Loop, ...]:
     t = tl.time
     out = [Loop(t.name, Affine.of({}), t.upper - t.lower, t.where)]
     for d, name in enumerate(step.dims):
-        tops = [tl.shapes[u.stmt.target.tensor][d].shift(-1) for u in tl.updates
-                if u.stmt.target.tensor in tl.shapes]
-        for k, cs in enumerate(step.coords):
-            c = cs[d]
-            tops.append((c.upper if isinstance(c, Loop) else c).shift(step.shift[k][d]))
-        out.append(Loop(name, Affine.of({}), _maximum(reg, list(dict.fromkeys(tops)))))
+        shapes = [tl.shapes[u.stmt.target.tensor][d].shift(-1) for u in tl.updates
+                  if u.stmt.target.tensor in tl.shapes]
+        tops = [(c.upper if isinstance(c, Loop) else c).shift(step.shift[k][d])
+                for k, c in enumerate(cs[d] for cs in step.coords)]
+        top = _maximum(reg, list(dict.fromkeys(shapes + tops))) or _maximum(reg, tops)
+        if top is None:
+            raise NotUniformError(f"{t.where}: the sweeps' upper bounds along {name} "
+                                  f"({', '.join(map(str, tops))}) have no largest one")
+        out.append(Loop(name, Affine.of({}), top))
     return tuple(out)
 
 
