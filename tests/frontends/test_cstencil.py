@@ -101,11 +101,42 @@ def seidel1(a: np.ndarray, w: np.ndarray, steps: int) -> None:
             a[i] += w[i] * (a[i - 1] - 2.0 * a[i] + a[i + 1])
 
 
+CHAIN = """
+void kernel_chain(int tsteps, int n, double A[N], double B[N], double C[N])
+{
+  int t, i;
+#pragma scop
+  for (t = 0; t < _PB_TSTEPS; t++)
+    {
+      for (i = 1; i < _PB_N - 1; i++)
+        {
+          B[i] = 0.5 * (A[i-1] + A[i+1]);
+          C[i] = B[i] * A[i] - C[i-1];
+        }
+      for (i = 0; i < _PB_N - 1; i++)
+        A[i] = 0.25 * (C[i] + 2.0 * C[i+1] + B[i]);
+    }
+#pragma endscop
+}
+"""
+
+
+def chain(a: np.ndarray, b: np.ndarray, c: np.ndarray, steps: int) -> None:
+    n = len(a)
+    for _t in range(steps):
+        for i in range(1, n - 1):
+            b[i] = 0.5 * (a[i - 1] + a[i + 1])
+            c[i] = b[i] * a[i] - c[i - 1]
+        for i in range(0, n - 1):
+            a[i] = 0.25 * (c[i] + 2.0 * c[i + 1] + b[i])
+
+
 Run = Callable[..., None]
 CASES: dict[str, tuple[str, Run, tuple[str, ...], dict[str, int]]] = {
     "jacobi5": (JACOBI5, jacobi5, ("A", "B"), {"TSTEPS": 5, "N": 13}),
     "jacobi9": (JACOBI9, jacobi9, ("A", "B"), {"TSTEPS": 4, "N": 7}),
     "relax": (SEIDEL1, seidel1, ("A", "w"), {"TSTEPS": 6, "N": 11}),
+    "chain": (CHAIN, chain, ("A", "B", "C"), {"TSTEPS": 4, "N": 9}),
 }
 
 
