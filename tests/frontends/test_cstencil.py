@@ -201,3 +201,19 @@ def test_time_loops_the_rule_cannot_order_are_refused(body: str, reason: str) ->
     with pytest.raises(NotUniformError, match=reason) as e:
         c_kernel(text, "k.c")
     assert str(e.value).startswith("k.c:") and "\n" not in str(e.value)
+
+
+def test_pointwise_sweeps_in_a_time_loop_localise() -> None:
+    """Two pointwise sweeps ping-pong: the nest path refuses the time loop holding two loops;
+    the stencil rule fuses them at distance 0 (no shift, no transport between them)."""
+    text = """void kernel_pp(int n, double A[N], double B[N]) { int t, i;
+    for (t = 0; t < _PB_T; t++) {
+      for (i = 0; i < _PB_N; i++) B[i] = A[i] + 1.0;
+      for (i = 0; i < _PB_N; i++) A[i] = 2.0 * B[i];
+    } }"""
+    k = c_kernel(text, "pp.c")
+    values = {"T": 3, "N": 5}
+    inputs = random_inputs(k, values, seed=1)
+    got = execute(k, values, inputs)
+    np.testing.assert_allclose(got["A"], (((inputs["A"] + 1) * 2 + 1) * 2 + 1) * 2)
+    assert {s.dep for s in k.phases[0].statements if s.kind == "transport"} == {(1, 0)}

@@ -31,7 +31,7 @@ from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
-from polyjoule.errors import NotAffineError, NotUniformError, SpecError
+from polyjoule.errors import NotAffineError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
@@ -530,7 +530,7 @@ def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
     src = preprocess(text, filename, include_dirs, defines)
     try:
         name, nests = c_nests(text, filename, dtype, source=src)
-    except NotUniformError:  # a time loop around sweeps (a stencil) has its own rule
+    except SpecError:  # a time loop around sweeps (a stencil) has its own rule
         from polyjoule.frontends.cstencil import stencil_kernel  # cstencil imports cnest
 
         if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:

@@ -85,7 +85,10 @@ def _updates(top: c_ast.For, time: Loop, ctx: _Ctx) -> list[Update] | None:
         loops, stmts = found
         names = [time.name, *(lp.name for lp in loops)]
         for st in stmts:
-            s = _plain(_statement(st, ctx, names, len(names), "body"))
+            try:
+                s = _plain(_statement(st, ctx, names, len(names), "body"))
+            except SpecError:
+                return None  # a scalar write, a call...: the nest path's reason stands
             if any(time.name in ix.names() for ix in s.target.index):
                 return None  # the outer loop indexes what it writes: not a time loop
             out.append(Update(s, n, tuple(loops)))
