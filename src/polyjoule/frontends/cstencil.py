@@ -34,7 +34,8 @@ from polyjoule.frontends.cnest import (
     _strip,
 )
 from polyjoule.frontends.cpre import CSource
-from polyjoule.frontends.localize.timesteps import TimeLoop, Update, stencil_pra
+from polyjoule.frontends.localize.stencil import stencil_pra
+from polyjoule.frontends.localize.timesteps import TimeLoop, Update
 from polyjoule.model.nest import Loop, Stmt, read_name
 from polyjoule.model.pra import Kernel
 
