@@ -34,7 +34,8 @@ FILES = {p.stem: p for p in ROOT.glob("*/**/*.c")}
 #: for an access whose dependence distance is not constant, SpecError for a construct).
 LOCALISED = {"2mm", "3mm", "atax", "bicg", "covariance", "doitgen", "gemm", "gemver", "gesummv",
              "mvt", "syr2k", "syrk"}
-#: The time-iterated stencils (frontends/localize/timesteps.py, stencil.py); fdtd-2d's built-in is their output.
+#: The time-iterated stencils (frontends/localize/timesteps.py, stencil.py); the built-in
+#: fdtd-2d is their output.
 STENCILS = {"fdtd-2d", "heat-3d", "jacobi-1d", "jacobi-2d", "seidel-2d"}
 LOCALISED |= STENCILS
 REFUSED = {
