@@ -533,7 +533,14 @@ def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
 
     ``datasets`` default to the PolyBench presets that the kernel's header defines."""
     src = preprocess(text, filename, include_dirs, defines)
-    name, nests = c_nests(text, filename, dtype, source=src)
+    try:
+        name, nests = c_nests(text, filename, dtype, source=src)
+    except SpecError:  # a time loop around sweeps (a stencil) has its own rule
+        from polyjoule.frontends.cstencil import stencil_kernel  # cstencil imports cnest
+
+        if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:
+            raise
+        return stencil
     mini = src.datasets.get("MINI", {})
     for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
         if "float_n" in n.scalars and "N" in mini:
