@@ -35,7 +35,8 @@ import sympy
 from pycparser import c_ast
 
 from polyjoule.errors import NotUniformError
-from polyjoule.frontends.cflow import Instance, flow, injective, same_flow, source_steps
+from polyjoule.frontends.cflow import Instance, Space, flow, injective, same_flow, source_steps
+from polyjoule.frontends.cforward import forward_scalars
 from polyjoule.frontends.localize.pivots import step_loops
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Access, Loop, Stmt
@@ -66,6 +67,7 @@ class _Src:
     stmt: Stmt
     loops: list[Loop]
     time: list[Affine]
+    forwarded: bool = False  # rewritten from a scalar's span (:mod:`.cforward`)
 
 
 def _items(node: Any) -> list[Any]:
@@ -75,15 +77,16 @@ def _items(node: Any) -> list[Any]:
 
 
 def _collect(node: c_ast.For, loops: list[Loop], time: list[Affine], out: list[_Src],
-             loop_of: LoopOf, stmt_of: StmtOf) -> None:
+             loop_of: LoopOf, stmt_of: StmtOf, marks: set[int]) -> None:
     names = [lp.name for lp in loops]
     for pos, x in enumerate(_items(node.stmt)):
         t = [*time, Affine.of({}, pos)]
         if isinstance(x, c_ast.For):
             lp = loop_of(x, names)
-            _collect(x, [*loops, lp], [*t, Affine.of({lp.name: 1})], out, loop_of, stmt_of)
+            _collect(x, [*loops, lp], [*t, Affine.of({lp.name: 1})], out, loop_of, stmt_of,
+                     marks)
         elif isinstance(x, c_ast.Assignment) and isinstance(x.lvalue, c_ast.ArrayRef):
-            out.append(_Src(stmt_of(x, names), loops, t))
+            out.append(_Src(stmt_of(x, names), loops, t, id(x) in marks))
         else:
             raise Unrecognised
 
@@ -150,8 +153,9 @@ def _placement(srcs: list[_Src], insts: list[Instance], params: tuple[str, ...],
         if injective(params, insts, place) and same_flow(orig, flow(params, insts, place)):
             return names, place
     raise NotUniformError(
-        "no order of pivot steps (k, element) gives every read the value it reads in the "
-        "C order (isl dataflow), so the nest is not reordered into right-looking steps")
+        f"{srcs[0].stmt.where}: {srcs[0].stmt.target.tensor} is updated in place, but no "
+        f"order in pivot steps (k, element) gives every read the value it reads in the C "
+        f"order (isl dataflow), so the nest is not reordered into right-looking steps")
 
 
 def _invert(inst: Instance, place: list[Affine], dims: tuple[str, ...]
@@ -193,9 +197,22 @@ def _sources(st: Stmt, inst: Instance, insts: list[Instance], dep: Any,
             raise NotUniformError(
                 f"{st.reads[r].where}: {st.reads[r]} reads its element both as it entered step k and as a write "
                 f"of step k left it (in different instances), so the value has no one place "
-                f"to travel from; the built-in rotates the indices")
+                f"to travel from one way (the built-in floyd-warshall rotates its indices; the "
+                f"rotation is not derived)")
         out.append(same.pop() if same else "in")
     return tuple(out)
+
+
+def _check_forwarded(srcs: list[_Src], params: tuple[str, ...]) -> None:
+    """A statement rewritten from a scalar's span may touch its element only as the scalar."""
+    for s in (x for x in srcs if x.forwarded):
+        t = s.stmt.target
+        sp = Space(params, [lp.name for lp in s.loops])
+        for r in s.stmt.reads:
+            if r.tensor == t.tensor and r.index != t.index and not sp.empty(
+                    [*_domain(s.loops), *(Constraint(a - b, eq=True)
+                                          for a, b in zip(r.index, t.index, strict=True))]):
+                raise Unrecognised
 
 
 def _params(srcs: list[_Src]) -> tuple[str, ...]:
@@ -214,13 +231,16 @@ def in_steps(top: c_ast.For, loop_of: LoopOf,
     """The nest as the loops and statements of the step space (see the module doc), or
     None when it is not an in-place elimination of one array."""
     srcs: list[_Src] = []
+    top, marks = forward_scalars(top)
     try:
         lp = loop_of(top, [])
-        _collect(top, [lp], [Affine.of({}, 0), Affine.of({lp.name: 1})], srcs, loop_of, stmt_of)
+        _collect(top, [lp], [Affine.of({}, 0), Affine.of({lp.name: 1})], srcs, loop_of, stmt_of,
+                 marks)
         _is_elimination(srcs)
+        params = _params(srcs)
+        _check_forwarded(srcs, params)
     except Unrecognised:
         return None
-    params = _params(srcs)
     depth = max(len(s.time) for s in srcs)
     for s in srcs:
         s.time += [Affine.of({}, 0)] * (depth - len(s.time))
