@@ -16,7 +16,7 @@ step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import islpy as isl
@@ -208,8 +208,11 @@ class _Emit:
         self.tensor = nest.stmts[0].target.tensor
         self.a = self.ph.fresh(self.tensor)
         self.outs = [self.ph.fresh(f"{self.tensor}{n + 1}") for n in range(len(nest.stmts))]
-        for leg in self.plan.legs.values():
-            leg.var = self.ph.fresh(f"{self.tensor}_{leg.dim}")
+        for leg in self.plan.legs.values():  # named by the element it carries: a_ik
+            plain = all(len(x.terms) == 1 and x.terms[0][1] == 1 and not x.const
+                        for x in leg.element)
+            tag = "".join(x.terms[0][0] for x in leg.element) if plain else leg.dim
+            leg.var = self.ph.fresh(f"{self.tensor}_{tag}")
 
     def conj(self, s: isl.Set) -> list[Conj]:
         return self.plan.sp.pieces(s)
@@ -276,10 +279,21 @@ def _text(s: Stmt, a: str, names: dict[int, str]) -> str:
     return f"{a} {s.op[0]} ({rhs})" if has_op(s.expr) else f"{a} {s.op[0]} {rhs}"
 
 
+def _param_min(sp: Space, dom: isl.Set) -> tuple[tuple[str, int], ...]:
+    """Each parameter's smallest value with a step (LU of a 1 x 1 matrix has none: N >= 2)."""
+    out = []
+    for p in sp.params:
+        v = next((v for v in range(1, 65) if not dom.intersect(
+            sp.set([Constraint(Affine.of({p: 1}, -v), eq=True)])).is_empty()), 1)
+        out.append((p, v))
+    return tuple(out)
+
+
 def localize_steps(nest: Nest, name: str) -> PRA:
     """The uniform PRA of an elimination nest in pivot steps."""
     em = _Emit(nest)
     em.current()
     em.computes()
     em.legs()
-    return em.ph.pra(name)
+    pra = em.ph.pra(name)
+    return replace(pra, param_min=_param_min(em.plan.sp, em.plan.sp.set(em.ph.geo.domain())))
