@@ -34,7 +34,7 @@ from typing import Any
 import sympy
 from pycparser import c_ast
 
-from polyjoule.errors import NotUniformError
+from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.cflow import Instance, Space, flow, injective, same_flow, source_steps
 from polyjoule.frontends.cforward import forward_scalars
 from polyjoule.frontends.localize.pivots import step_loops
@@ -239,7 +239,7 @@ def in_steps(top: c_ast.For, loop_of: LoopOf,
         _is_elimination(srcs)
         params = _params(srcs)
         _check_forwarded(srcs, params)
-    except Unrecognised:
+    except (Unrecognised, SpecError):  # not an elimination the steps can hold: keep the reason
         return None
     depth = max(len(s.time) for s in srcs)
     for s in srcs:
