@@ -200,3 +200,25 @@ void alias(int n, double A[n][n]) {
 """
     with pytest.raises(NotUniformError, match=r"alias.c:10:\d+: A\[j\]\[j\] reads A, which"):
         c_kernel(text, "alias.c")
+
+
+def test_a_scalar_whose_element_is_written_in_its_span_is_not_forwarded() -> None:
+    """Another statement of the span writes A[i][k], which is A[i][j] at k == j."""
+    text = """
+void alias(int n, double A[n][n]) {
+  int i, j, k;
+  double w;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      w = A[i][j];
+      for (k = 0; k < n; k++) {
+        A[i][k] = A[i][k] * 2.0;
+        w -= A[k][j];
+      }
+      A[i][j] = w / A[j][j];
+    }
+}
+"""
+    with pytest.raises(NotUniformError, match=r"alias.c:12:\d+: A\[j\]\[j\] reads A, which "
+                                              r"A\[i\]\[k\]"):
+        c_kernel(text, "alias.c")

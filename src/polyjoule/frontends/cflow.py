@@ -1,5 +1,8 @@
 """Exact dataflow and integer sets for the reordering of elimination nests (islpy).
 
+The front end's one module that imports islpy (localisation's emptiness questions go
+through :mod:`polyjoule.analysis._isl`; isl's dataflow analysis has no counterpart there).
+
 :mod:`.creorder` asks, for a C nest and a candidate schedule, which write instance each
 read instance sees (isl's ``compute_flow``: the last write before the read under the
 schedule); two schedules compute the same values when they give every read the same source.
@@ -18,6 +21,7 @@ from polyjoule.errors import NotUniformError
 from polyjoule.model.affine import Affine, Constraint
 
 Conj = list[Constraint]
+ISet = isl.Set  # the sets :mod:`.localize.pivots` passes around
 
 
 def _conj_text(conj: Sequence[Constraint]) -> str:
@@ -71,6 +75,11 @@ class Space:
                 raise NotUniformError(f"region {b} needs an integer division")
             out.append(self._conj(b.remove_redundancies()))
         return out
+
+    def projected(self, s: isl.Set, keep: int) -> list[Conj]:
+        """``s`` projected onto its leading ``keep`` dims, as conjunctions over them."""
+        proj = s.project_out(isl.dim_type.set, keep, len(self.dims) - keep)
+        return Space(self.params, self.dims[:keep]).pieces(proj)
 
     def _conj(self, b: isl.BasicSet) -> Conj:
         names = [*self.params, *self.dims]

@@ -4,9 +4,9 @@ LUDCMP keeps the running value of ``A[i][j]`` in a scalar: ``w = A[i][j]; for (k
 w -= A[i][k] * A[k][j]; A[i][j] = w / A[j][j];``. Between its load and its store, ``w`` *is*
 ``A[i][j]`` provided nothing else in the span touches that element; :func:`forward_scalars`
 rewrites such spans into updates of the element itself (``A[i][j] -= ...;
-A[i][j] = A[i][j] / A[j][j]``) on a copy of the syntax tree and names the statements it
-rewrote, so that the caller checks (exactly, with the loops' bounds) that no other access in
-them reaches the element.
+A[i][j] = A[i][j] / A[j][j]``) on a copy of the syntax tree and numbers the spans of the
+assignments in them, so that the caller checks (exactly, with the loops' bounds) that no
+other access in a span reaches its element.
 """
 
 from __future__ import annotations
@@ -26,20 +26,21 @@ def _ids(node: Any, name: str) -> int:
     return sum(_ids(c, name) for _n, c in node.children())
 
 
-def _substitute(node: Any, name: str, ref: c_ast.ArrayRef, marks: set[int]) -> Any:
-    """``node`` with every ``name`` replaced by a copy of ``ref``; rewritten assignments are
-    recorded in ``marks`` (by id)."""
+def _substitute(node: Any, name: str, ref: c_ast.ArrayRef, marks: dict[int, int],
+                span: int) -> Any:
+    """``node`` with every ``name`` replaced by a copy of ``ref``; its assignments are
+    recorded in ``marks`` (by id) as belonging to ``span``."""
     if isinstance(node, c_ast.ID) and node.name == name:
         return copy.deepcopy(ref)
-    if isinstance(node, c_ast.Assignment) and _ids(node, name):
-        marks.add(id(node))
+    if isinstance(node, c_ast.Assignment):
+        marks[id(node)] = span
     for attr in getattr(node, "__slots__", ()):
         child = getattr(node, attr, None)
         if isinstance(child, c_ast.Node):
-            setattr(node, attr, _substitute(child, name, ref, marks))
+            setattr(node, attr, _substitute(child, name, ref, marks, span))
         elif isinstance(child, list):
-            setattr(node, attr, [_substitute(c, name, ref, marks) if isinstance(c, c_ast.Node)
-                                 else c for c in child])
+            setattr(node, attr, [_substitute(c, name, ref, marks, span)
+                                 if isinstance(c, c_ast.Node) else c for c in child])
     return node
 
 
@@ -59,7 +60,7 @@ def _span(items: list[Any], p: int) -> int | None:
     return None
 
 
-def _block(items: list[Any], marks: set[int]) -> list[Any]:
+def _block(items: list[Any], marks: dict[int, int]) -> list[Any]:
     out: list[Any] = []
     p = 0
     while p < len(items):
@@ -68,7 +69,9 @@ def _block(items: list[Any], marks: set[int]) -> list[Any]:
                 and isinstance(x.rvalue, c_ast.ArrayRef):
             q = _span(items, p)
             if q is not None:
-                out += [_substitute(y, x.lvalue.name, x.rvalue, marks) for y in items[p + 1:q + 1]]
+                span = len(set(marks.values()))
+                out += [_substitute(y, x.lvalue.name, x.rvalue, marks, span)
+                        for y in items[p + 1:q + 1]]
                 p = q + 1
                 continue
         if isinstance(x, c_ast.For):
@@ -78,7 +81,7 @@ def _block(items: list[Any], marks: set[int]) -> list[Any]:
     return out
 
 
-def _loop(node: c_ast.For, marks: set[int]) -> None:
+def _loop(node: c_ast.For, marks: dict[int, int]) -> None:
     body = node.stmt
     if isinstance(body, c_ast.Compound):
         body.block_items = _block(list(body.block_items or []), marks)
@@ -86,10 +89,11 @@ def _loop(node: c_ast.For, marks: set[int]) -> None:
         _loop(body, marks)
 
 
-def forward_scalars(top: c_ast.For) -> tuple[c_ast.For, set[int]]:
+def forward_scalars(top: c_ast.For) -> tuple[c_ast.For, dict[int, int]]:
     """A copy of the nest with every load-update-store span of a scalar rewritten into
-    updates of the element, and the ids of the rewritten assignments."""
+    updates of the element, and the span of every assignment in one (by id); the last
+    assignment of a span is its store."""
     out = copy.deepcopy(top)
-    marks: set[int] = set()
+    marks: dict[int, int] = {}
     _loop(out, marks)
     return out, marks

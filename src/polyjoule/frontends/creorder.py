@@ -67,7 +67,7 @@ class _Src:
     stmt: Stmt
     loops: list[Loop]
     time: list[Affine]
-    forwarded: bool = False  # rewritten from a scalar's span (:mod:`.cforward`)
+    span: int | None = None  # in a scalar's forwarded span (:mod:`.cforward`)
 
 
 def _items(node: Any) -> list[Any]:
@@ -77,7 +77,7 @@ def _items(node: Any) -> list[Any]:
 
 
 def _collect(node: c_ast.For, loops: list[Loop], time: list[Affine], out: list[_Src],
-             loop_of: LoopOf, stmt_of: StmtOf, marks: set[int]) -> None:
+             loop_of: LoopOf, stmt_of: StmtOf, marks: dict[int, int]) -> None:
     names = [lp.name for lp in loops]
     for pos, x in enumerate(_items(node.stmt)):
         t = [*time, Affine.of({}, pos)]
@@ -86,7 +86,7 @@ def _collect(node: c_ast.For, loops: list[Loop], time: list[Affine], out: list[_
             _collect(x, [*loops, lp], [*t, Affine.of({lp.name: 1})], out, loop_of, stmt_of,
                      marks)
         elif isinstance(x, c_ast.Assignment) and isinstance(x.lvalue, c_ast.ArrayRef):
-            out.append(_Src(stmt_of(x, names), loops, t, id(x) in marks))
+            out.append(_Src(stmt_of(x, names), loops, t, marks.get(id(x))))
         else:
             raise Unrecognised
 
@@ -204,15 +204,18 @@ def _sources(st: Stmt, inst: Instance, insts: list[Instance], dep: Any,
 
 
 def _check_forwarded(srcs: list[_Src], params: tuple[str, ...]) -> None:
-    """A statement rewritten from a scalar's span may touch its element only as the scalar."""
-    for s in (x for x in srcs if x.forwarded):
-        t = s.stmt.target
-        sp = Space(params, [lp.name for lp in s.loops])
-        for r in s.stmt.reads:
-            if r.tensor == t.tensor and r.index != t.index and not sp.empty(
-                    [*_domain(s.loops), *(Constraint(a - b, eq=True)
-                                          for a, b in zip(r.index, t.index, strict=True))]):
-                raise Unrecognised
+    """In a forwarded span, no access but the scalar's own may reach its element (the
+    store's target, last in the span)."""
+    for span in {s.span for s in srcs if s.span is not None}:
+        stmts = [s for s in srcs if s.span == span]
+        e = stmts[-1].stmt.target
+        for s in stmts:
+            sp = Space(params, [lp.name for lp in s.loops])
+            for a in (s.stmt.target, *s.stmt.reads):
+                if a.tensor == e.tensor and a.index != e.index and not sp.empty(
+                        [*_domain(s.loops), *(Constraint(x - y, eq=True)
+                                              for x, y in zip(a.index, e.index, strict=True))]):
+                    raise Unrecognised
 
 
 def _params(srcs: list[_Src]) -> tuple[str, ...]:

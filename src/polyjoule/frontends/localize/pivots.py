@@ -19,10 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import islpy as isl
-
 from polyjoule.errors import NotUniformError
-from polyjoule.frontends.cflow import Conj, Space
+from polyjoule.frontends.cflow import Conj, ISet, Space
 from polyjoule.frontends.localize.exprs import has_op, render
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.model.affine import Affine, Constraint
@@ -40,8 +38,8 @@ class Leg:
     element: tuple[Affine, ...]
     source: Any
     dim: str
-    region: isl.Set
-    corner: list[tuple[isl.Set, Ref]] = field(default_factory=list)
+    region: ISet
+    corner: list[tuple[ISet, Ref]] = field(default_factory=list)
     var: str = ""
 
 
@@ -61,13 +59,13 @@ class Plan:
     def _d(self, r: tuple[Affine, ...]) -> dict[str, Affine]:
         return {b: Affine.of({b: 1}) - x for b, x in zip(self.dims[1:], r, strict=True)}
 
-    def _where(self, d: dict[str, Affine], b: str, rel: str) -> isl.Set:
+    def _where(self, d: dict[str, Affine], b: str, rel: str) -> ISet:
         c = {"0": Constraint(d[b], eq=True), "1": Constraint(d[b].shift(-1)),
              "<0": Constraint((-d[b]).shift(-1)), "2": Constraint(d[b].shift(-2)),
              "==1": Constraint(d[b].shift(-1), eq=True)}[rel]
         return self.sp.set([c])
 
-    def _forms(self, r: tuple[Affine, ...], s: isl.Set) -> list[tuple[Affine, ...]]:
+    def _forms(self, r: tuple[Affine, ...], s: ISet) -> list[tuple[Affine, ...]]:
         """``r`` and its forms on ``s`` with one dim eliminated by an equality of ``s``."""
         out = [r]
         hull = self.sp.pieces(s.affine_hull().to_set())
@@ -82,7 +80,7 @@ class Plan:
                     out.append(tuple(x.substitute({b: val}) for x in r))
         return out
 
-    def _axis(self, r: tuple[Affine, ...], rest: isl.Set) -> tuple[tuple[Affine, ...], str] | None:
+    def _axis(self, r: tuple[Affine, ...], rest: ISet) -> tuple[tuple[Affine, ...], str] | None:
         """A form of ``r`` and the innermost dim it does not use along which ``rest``
         lies ahead of home (the value travels forward along it)."""
         for form in self._forms(r, rest):
@@ -96,14 +94,14 @@ class Plan:
                     return form, b
         return None
 
-    def need(self, r: tuple[Affine, ...], src: Any, s: isl.Set, acc: Any = None
-             ) -> list[tuple[isl.Set, Ref]]:
+    def need(self, r: tuple[Affine, ...], src: Any, s: ISet, acc: Any = None
+             ) -> list[tuple[ISet, Ref]]:
         """Pieces of ``s`` with the variable that holds element ``r`` there."""
         d = self._d(r)
         home = s
         for b in self.dims[1:]:
             home = home.intersect(self._where(d, b, "0"))
-        out: list[tuple[isl.Set, Ref]] = [(home, ("home", src))] if not home.is_empty() else []
+        out: list[tuple[ISet, Ref]] = [(home, ("home", src))] if not home.is_empty() else []
         rest = s.subtract(home).coalesce()
         if rest.is_empty():
             return out
@@ -124,7 +122,7 @@ class Plan:
             out += self.need(form, src, at, acc)
         return out
 
-    def _extend(self, key: LegKey, region: isl.Set) -> None:
+    def _extend(self, key: LegKey, region: ISet) -> None:
         leg = self.legs.get(key)
         if leg is None:
             self.legs[key] = Leg(key[0], key[1], key[2], region.coalesce())
@@ -134,7 +132,7 @@ class Plan:
     def _corners(self) -> None:
         """Each leg starts one step after its corner, whose value comes from home or another
         leg (which may grow: repeat until no leg grows)."""
-        done: dict[LegKey, isl.Set] = {}
+        done: dict[LegKey, ISet] = {}
         while True:
             todo = [k for k, leg in self.legs.items()
                     if k not in done or not leg.region.is_subset(done[k])]
@@ -148,7 +146,7 @@ class Plan:
                 done[key] = leg.region
                 leg.corner = self.need(leg.element, leg.source, corner)
 
-    def domain(self) -> isl.Set:
+    def domain(self) -> ISet:
         """Every point a statement, a leg or a home lives on."""
         out = self.sp.nothing()
         for s in self.regions:
@@ -160,11 +158,9 @@ class Plan:
         return out.coalesce()
 
 
-def _bounds(sp: Space, dom: isl.Set, n: int, dims: tuple[str, ...]) -> tuple[Affine, Affine]:
+def _bounds(sp: Space, dom: ISet, n: int, dims: tuple[str, ...]) -> tuple[Affine, Affine]:
     """The single lower and upper bound of dim ``n`` given the outer ones."""
-    proj = dom.project_out(isl.dim_type.set, n + 1, len(dims) - n - 1)
-    inner = Space(sp.params, dims[: n + 1])
-    pieces = inner.pieces(proj)
+    pieces = sp.projected(dom, n + 1)
     if len(pieces) != 1:
         raise NotUniformError(f"the step space is not convex along {dims[n]}")
     lo, hi = [], []
@@ -214,7 +210,7 @@ class _Emit:
             tag = "".join(x.terms[0][0] for x in leg.element) if plain else leg.dim
             leg.var = self.ph.fresh(f"{self.tensor}_{tag}")
 
-    def conj(self, s: isl.Set) -> list[Conj]:
+    def conj(self, s: ISet) -> list[Conj]:
         return self.plan.sp.pieces(s)
 
     def var(self, ref: Ref) -> str:
@@ -235,7 +231,7 @@ class _Emit:
 
     def computes(self) -> None:
         for n, (s, reg) in enumerate(zip(self.plan.stmts, self.plan.regions, strict=True)):
-            combos: list[tuple[isl.Set, dict[int, str]]] = [(reg, {})]
+            combos: list[tuple[ISet, dict[int, str]]] = [(reg, {})]
             for r, pieces in enumerate(self.plan.reads[n]):
                 combos = [(c.intersect(p), {**names, r: self.var(ref)})
                           for c, names in combos for p, ref in pieces
@@ -279,7 +275,7 @@ def _text(s: Stmt, a: str, names: dict[int, str]) -> str:
     return f"{a} {s.op[0]} ({rhs})" if has_op(s.expr) else f"{a} {s.op[0]} {rhs}"
 
 
-def _param_min(sp: Space, dom: isl.Set) -> tuple[tuple[str, int], ...]:
+def _param_min(sp: Space, dom: ISet) -> tuple[tuple[str, int], ...]:
     """Each parameter's smallest value with a step (LU of a 1 x 1 matrix has none: N >= 2)."""
     out = []
     for p in sp.params:
