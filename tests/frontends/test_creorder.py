@@ -48,6 +48,19 @@ void crout(int n, double A[n][n]) {
 }
 """
 
+LEFT_LOOKING = """
+void left(int n, double A[n][n]) {
+  int i, j, k;
+  for (j = 0; j < n; j++) {
+    for (k = 0; k < j; k++)
+      for (i = k + 1; i < n; i++)
+        A[i][j] -= A[i][k] * A[k][j];
+    for (i = j + 1; i < n; i++)
+      A[i][j] /= A[j][j];
+  }
+}
+"""
+
 # Cholesky by rows with the running value in a scalar (LUDCMP's style), the upper triangle
 # untouched: the scalar is forwarded into the element.
 CHOLESKY_W = """
@@ -93,6 +106,17 @@ def _crout(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _left_looking(a: np.ndarray) -> np.ndarray:
+    n = len(a)
+    for j in range(n):
+        for k in range(j):
+            for i in range(k + 1, n):
+                a[i, j] -= a[i, k] * a[k, j]
+        for i in range(j + 1, n):
+            a[i, j] /= a[j, j]
+    return a
+
+
 def _cholesky(a: np.ndarray) -> np.ndarray:
     n = len(a)
     for i in range(n):
@@ -111,6 +135,7 @@ def _cholesky(a: np.ndarray) -> np.ndarray:
 CASES: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "right-looking": (RIGHT_LOOKING, _right_looking),
     "crout": (CROUT, _crout),
+    "left-looking": (LEFT_LOOKING, _left_looking),
     "cholesky-w": (CHOLESKY_W, _cholesky),
 }
 
@@ -163,6 +188,29 @@ void closure(int n, double R[n][n]) {
     with pytest.raises(NotUniformError, match=r"closure.c:7:\d+: R\[i\]\[k\] reads its element "
                                               r"both as it entered step k"):
         c_kernel(text, "closure.c")
+
+
+def test_gauss_jordan_is_refused() -> None:
+    """Gauss-Jordan normalises the pivot row at step k and needs it in the rows above and
+    below: run in (k, i, j) order, the rows above would read it before it is normalised."""
+    text = """
+void gj(int n, double A[n][n]) {
+  int i, j, k;
+  for (k = 0; k < n; k++) {
+    for (j = k + 1; j < n; j++)
+      A[k][j] = A[k][j] / A[k][k];
+    for (i = 0; i < k; i++)
+      for (j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+    for (i = k + 1; i < n; i++)
+      for (j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+  }
+}
+"""
+    with pytest.raises(NotUniformError, match=r"gj.c:6:\d+: A is updated in place, but no "
+                                              r"order in pivot steps"):
+        c_kernel(text, "gj.c")
 
 
 def test_a_reordering_that_changes_values_is_refused() -> None:
