@@ -184,21 +184,27 @@ def _invert(inst: Instance, place: list[Affine], dims: tuple[str, ...]
     return back, [Constraint(e, eq=True) for e in eqs if e.terms or e.const]
 
 
-def _sources(st: Stmt, inst: Instance, insts: list[Instance], dep: Any,
+def _both_sides(read: Access, w: Stmt) -> NotUniformError:
+    return NotUniformError(
+        f"{read.where}: {read} reads {read.tensor}, which {w.target} ({w.where}) writes in the "
+        f"same nest: in pivot steps (k, element) the read sees its element both as it entered "
+        f"step k and as that write of step k left it (the distance to the write changes "
+        f"sign), so the value has no one place to travel from and the nest is not uniform "
+        f"(the built-in floyd-warshall rotates its indices; the rotation is not derived)")
+
+
+def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
              place: dict[str, list[Affine]], params: tuple[str, ...]) -> tuple[str | int, ...]:
-    """Per read: ``"in"`` or the statement whose write in the same step it sees."""
+    """Per read of statement ``n``: ``"in"`` or the statement whose write in the same step
+    it sees."""
     by = {i.name: i for i in insts}
     out: list[str | int] = []
-    for r in range(len(inst.reads)):
+    for r, read in enumerate(stmts[n].reads):
         how = {(t, h) for t, ti in enumerate(insts)
-               for h in source_steps(dep, f"{inst.name}_r{r}", ti.name, place, by, params)}
+               for h in source_steps(dep, f"{insts[n].name}_r{r}", ti.name, place, by, params)}
         same = {t for t, h in how if h == "same"}
         if len(same) > 1 or (same and any(h == "earlier" for _t, h in how)):
-            raise NotUniformError(
-                f"{st.reads[r].where}: {st.reads[r]} reads its element both as it entered step k and as a write "
-                f"of step k left it (in different instances), so the value has no one place "
-                f"to travel from one way (the built-in floyd-warshall rotates its indices; the "
-                f"rotation is not derived)")
+            raise _both_sides(read, stmts[min(same)])
         out.append(same.pop() if same else "in")
     return tuple(out)
 
@@ -251,13 +257,13 @@ def in_steps(top: c_ast.For, loop_of: LoopOf,
     orig = flow(params, insts, {i.name: s.time for i, s in zip(insts, srcs, strict=True)})
     names, place = _placement(srcs, insts, params, orig)
     stmts: list[Stmt] = []
-    for inst, s in zip(insts, srcs, strict=True):
+    for n, (inst, s) in enumerate(zip(insts, srcs, strict=True)):
         back, eqs = _invert(inst, place[inst.name], names)
         st = s.stmt
         moved = [Access(r.tensor, tuple(x.substitute(back) for x in r.index), r.where)
                  for r in st.reads]
         region = tuple(Constraint(c.expr.substitute(back), c.eq) for c in inst.domain) + tuple(eqs)
-        srcs_of = _sources(st, inst, insts, orig[0], place, params)
+        srcs_of = _sources(n, [x.stmt for x in srcs], insts, orig[0], place, params)
         target = Access(st.target.tensor, tuple(Affine.of({d: 1}) for d in names[1:]),
                         st.target.where)
         stmts.append(StepStmt(target, st.op, st.expr, tuple(moved), len(names), "body",
