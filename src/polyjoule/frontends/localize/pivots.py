@@ -181,10 +181,27 @@ def _bounds(sp: Space, dom: ISet, n: int, dims: tuple[str, ...]) -> tuple[Affine
     return lo[0], hi[0]
 
 
+def _steps_as_far_as_elements(sp: Space, dom: ISet) -> ISet:
+    """Drop an upper bound of the step by the parameters alone (LU's ``k <= N - 2``) when the
+    element bounds still bound the step: every step ``k`` the elements allow is kept (LU's
+    last, ``k == N - 1``, holds only ``A[N-1][N-1]``, which leaves for DRAM there). The step
+    space is then the pivot triangle ``k <= i, j`` whose counts the analysis derives in
+    closed form, without a facet that cuts one corner."""
+    pieces = sp.pieces(dom)
+    if len(pieces) != 1:
+        return dom
+    k = sp.dims[0]
+    keep = [c for c in pieces[0] if c.eq or c.expr.coeffs.get(k, 0) >= 0
+            or c.expr.names() - {k} - set(sp.params)]
+    relaxed = sp.set(keep)
+    return relaxed if relaxed.is_bounded() else dom
+
+
 def step_loops(params: tuple[str, ...], dims: tuple[str, ...], stmts: list[Stmt]) -> list[Loop]:
-    """The loops of the step space: every point some statement, leg or home needs."""
+    """The loops of the step space: every point some statement, leg or home needs, the
+    steps as far as the elements go."""
     plan = Plan(params, dims, stmts)
-    dom = plan.domain()
+    dom = _steps_as_far_as_elements(plan.sp, plan.domain())
     out = []
     for n, d in enumerate(dims):
         lo, hi = _bounds(plan.sp, dom, n, dims)
