@@ -209,6 +209,25 @@ def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
     return tuple(out)
 
 
+def _moved(n: int, srcs: list[_Src], insts: list[Instance], place: dict[str, list[Affine]],
+           names: tuple[str, ...], dep: Any, params: tuple[str, ...]) -> StepStmt:
+    """Statement ``n`` in the step space: its reads and region in step coordinates."""
+    inst, st = insts[n], srcs[n].stmt
+    try:
+        back, eqs = _invert(inst, place[inst.name], names)
+    except Unrecognised:
+        raise NotUniformError(
+            f"{st.where}: {st.target}: its loop indices are not determined by its place in "
+            f"the pivot steps (step, element), so it has no one point there") from None
+    moved = [Access(r.tensor, tuple(x.substitute(back) for x in r.index), r.where)
+             for r in st.reads]
+    region = tuple(Constraint(c.expr.substitute(back), c.eq) for c in inst.domain) + tuple(eqs)
+    target = Access(st.target.tensor, tuple(Affine.of({d: 1}) for d in names[1:]),
+                    st.target.where)
+    return StepStmt(target, st.op, st.expr, tuple(moved), len(names), "body", st.where,
+                    region, _sources(n, [x.stmt for x in srcs], insts, dep, place, params))
+
+
 def _check_forwarded(srcs: list[_Src], params: tuple[str, ...]) -> None:
     """In a forwarded span, no access but the scalar's own may reach its element (the
     store's target, last in the span)."""
@@ -256,16 +275,5 @@ def in_steps(top: c_ast.For, loop_of: LoopOf,
     insts = _instances(srcs)
     orig = flow(params, insts, {i.name: s.time for i, s in zip(insts, srcs, strict=True)})
     names, place = _placement(srcs, insts, params, orig)
-    stmts: list[Stmt] = []
-    for n, (inst, s) in enumerate(zip(insts, srcs, strict=True)):
-        back, eqs = _invert(inst, place[inst.name], names)
-        st = s.stmt
-        moved = [Access(r.tensor, tuple(x.substitute(back) for x in r.index), r.where)
-                 for r in st.reads]
-        region = tuple(Constraint(c.expr.substitute(back), c.eq) for c in inst.domain) + tuple(eqs)
-        srcs_of = _sources(n, [x.stmt for x in srcs], insts, orig[0], place, params)
-        target = Access(st.target.tensor, tuple(Affine.of({d: 1}) for d in names[1:]),
-                        st.target.where)
-        stmts.append(StepStmt(target, st.op, st.expr, tuple(moved), len(names), "body",
-                              st.where, region, srcs_of))
+    stmts = [_moved(n, srcs, insts, place, names, orig[0], params) for n in range(len(srcs))]
     return step_loops(params, names, stmts), stmts
