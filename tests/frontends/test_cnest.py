@@ -220,18 +220,18 @@ def test_generated_yaml_round_trips(name: str) -> None:
     assert load_kernel_data(yaml.safe_load(text), name) == k
 
 
-@pytest.mark.parametrize("name", sorted(CLASS_D))
+#: Reordered into pivot steps (tests/frontends/test_creorder.py); ludcmp's substitutions then
+#: keep their sums in a scalar.
+IN_STEPS = {"lu", "cholesky", "ludcmp"}
+
+
+@pytest.mark.parametrize("name", sorted(set(CLASS_D) - IN_STEPS))
 def test_class_d_kernels_are_refused_with_the_access(name: str) -> None:
     with pytest.raises(NotUniformError) as e:
         c_kernel(CLASS_D[name], f"{name}.c")
     msg = str(e.value)
     assert msg.startswith(f"{name}.c:") and "reads" in msg and "distance" in msg
     assert "\n" not in msg
-
-
-def test_lu_reason_names_pivot_access() -> None:
-    with pytest.raises(NotUniformError, match=r"lu.c:5:\d+: A\[i\]\[k\] reads A.*\(0, j - k\)"):
-        c_kernel(CLASS_D["lu"], "lu.c")
 
 
 @pytest.mark.parametrize("src, err, pattern", [

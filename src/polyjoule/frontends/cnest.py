@@ -32,11 +32,12 @@ from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
-from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.errors import NotAffineError, NotUniformError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
+from polyjoule.frontends.creorder import in_steps
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
@@ -442,20 +443,28 @@ def _top_nests(body: list[Any], ctx: _Ctx,
     """The top-level loop nests of the body, each as its loops and statements (scratch
     arrays expanded where each iteration of the loops around them owns its copy)."""
     touched = [arrays_in(x) for x in body]
+    steps: dict[int, tuple[list[Loop], list[Stmt]]] = {}
     for k, x in enumerate(body):
         if isinstance(x, c_ast.For):
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
-            for y in distribute(x):
-                _precheck(y, ctx)
+            try:
+                for y in distribute(x):
+                    _precheck(y, ctx)
+            except NotUniformError:  # an elimination nest reordered into pivot steps?
+                el = in_steps(x, lambda lp, o: _loop(lp, ctx, o),
+                              lambda s, o: _statement(s, ctx, o, len(o), "body"))
+                if el is None:
+                    raise
+                steps[k] = el
     found: list[tuple[list[Loop], list[Stmt]]] = []
-    for x in body:
+    for k, x in enumerate(body):
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
             continue
         if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
                             f"{_GEN.visit(x)!r}")
-        found.extend(_nest(y, ctx) for y in distribute(x))
+        found.extend([steps[k]] if k in steps else (_nest(y, ctx) for y in distribute(x)))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
     return fuse_inits(found)

@@ -33,6 +33,7 @@ from polyjoule.frontends.localize.body import localize_body
 from polyjoule.frontends.localize.chains import localize_chains
 from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
 from polyjoule.frontends.localize.phase import Phase
+from polyjoule.frontends.localize.pivots import is_steps, localize_steps
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
 from polyjoule.model.nest import Nest
 from polyjoule.model.pra import PRA, Kernel
@@ -40,6 +41,8 @@ from polyjoule.model.pra import PRA, Kernel
 
 def localize_phase(nest: Nest, name: str | None = None) -> PRA:
     """The uniform PRA of one nest."""
+    if is_steps(nest):
+        return localize_steps(nest, name or nest.name)
     ph = Phase(nest)
     check_nest(nest, ph.geo)
     body = localize_body(ph)
