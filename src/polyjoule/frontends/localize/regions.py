@@ -88,10 +88,19 @@ class Regions:
         """A disjoint union in as few conjunctions as isl finds, each simplified."""
         raw = _isl.disjoint_pieces(self.params, self.dims, self._context,
                                    tuple(tuple(c.isl() for c in conj) for conj in union))
-        if any(p is None for p in raw):
-            return [self._ordered(self.simplified(list(c))) for c in union]
-        return [self._ordered(self.simplified([Constraint(Affine.of(cf, k), eq)
-                                               for cf, k, eq in p or ()])) for p in raw]
+        merged = None if any(p is None for p in raw) else [
+            [Constraint(Affine.of(cf, k), eq) for cf, k, eq in p or ()] for p in raw]
+        if merged is None or self._couples(merged) - self._couples(union):
+            # isl may merge boxes into a diagonal (i >= 1 or j >= 1 -> i + j >= 1): a
+            # constraint coupling two dims makes their tiles coupled, so keep the boxes
+            merged = [list(c) for c in union]
+        return [self._ordered(self.simplified(c)) for c in merged]
+
+    def _couples(self, union: Sequence[Conj]) -> set[frozenset[str]]:
+        """The sets of dims that one constraint of ``union`` relates."""
+        return {frozenset(n for n in c.expr.names() if n in self.dims)
+                for conj in union for c in conj
+                if sum(n in self.dims for n in c.expr.names()) > 1}
 
     def _ordered(self, conj: Conj) -> Conj:
         """Constraints in dim order (``t`` first), as a reader scans them."""
