@@ -31,12 +31,13 @@ from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
-from polyjoule.errors import NotAffineError, SpecError
+from polyjoule.errors import NotAffineError, NotUniformError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
+from polyjoule.frontends.localize.closed import plan
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
@@ -372,6 +373,16 @@ def _precheck(top: Any, ctx: _Ctx) -> None:
     check_uniform(Nest("precheck", (), (), tuple(stmts)))
 
 
+def _closes(top: c_ast.For, ctx: _Ctx) -> bool:
+    """Does :mod:`.localize.closed` localise this nest although its accesses are not uniform
+    as written?"""
+    try:
+        loops, stmts = _nest(top, ctx)
+    except SpecError:
+        return False
+    return plan(Nest("", tuple(ctx.params), tuple(loops), tuple(stmts))) is not None
+
+
 def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:
     """An array declaration's dimensions (recording its element type), or None."""
     t, out = decl.type, []
@@ -442,7 +453,11 @@ def _top_nests(body: list[Any], ctx: _Ctx,
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
             for y in distribute(x):
-                _precheck(y, ctx)
+                try:
+                    _precheck(y, ctx)
+                except NotUniformError:
+                    if not _closes(y, ctx):  # dataflow may settle it (localize/closed.py)
+                        raise
     found: list[tuple[list[Loop], list[Stmt]]] = []
     for x in body:
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.localize.body import localize_body
 from polyjoule.frontends.localize.chains import localize_chains
+from polyjoule.frontends.localize.closed import localize_closed
 from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
@@ -41,7 +42,13 @@ from polyjoule.model.pra import PRA, Kernel
 def localize_phase(nest: Nest, name: str | None = None) -> PRA:
     """The uniform PRA of one nest."""
     ph = Phase(nest)
-    check_nest(nest, ph.geo)
+    try:
+        check_nest(nest, ph.geo)
+    except NotUniformError:
+        closed = localize_closed(nest, name or nest.name)  # trisolv, trmm: see .closed
+        if closed is None:
+            raise
+        return closed
     body = localize_body(ph)
     localize_chains(ph, body.chains)
     finals = localize_post(ph, body)

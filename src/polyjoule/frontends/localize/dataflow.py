@@ -1,0 +1,70 @@
+"""Which write a read of an array written in the same nest sees (value-based dataflow for
+one chain of loops, decided on the outermost loop).
+
+Every written subscript is a plain loop index, so the iteration that writes the element a
+read names is an affine function of the read's point. When every writer writes it at a later
+iteration of the outermost loop (``q1(p) > p1`` on the whole read domain), the read sees the
+array's value from before the nest: the input (trmm's ``B[k][j]``, ``k > i``, is overwritten
+only at ``i' = k``). When every writer wrote it at an earlier one (``q1(p) < p1``), the read
+sees what that outer iteration left: the finished value (trisolv's ``x[j]``, ``j < i``,
+finished at ``i' = j``). A read of the same outer iteration, or of both, is neither: the
+uniformity check decides it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from polyjoule.frontends.localize.geometry import Geometry
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.nest import Access, Nest
+
+INPUT = "input"
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A read of the value an earlier outer iteration finished: ``at`` gives the writer's
+    loop indices as affine functions of the read's point."""
+
+    tensor: str
+    at: dict[str, Affine]
+
+
+def solve(target: Access, read: Access) -> dict[str, Affine] | None:
+    """The writer's loop indices that write the element ``read`` names, or None when a
+    written subscript is not a plain loop index."""
+    if len(target.index) != len(read.index):
+        return None
+    out: dict[str, Affine] = {}
+    for f, g in zip(target.index, read.index, strict=True):
+        if len(f.terms) != 1 or f.const or f.terms[0][1] != 1:
+            return None
+        out[f.terms[0][0]] = g
+    return out
+
+
+def source_of(nest: Nest, geo: Geometry, read: Access,
+              region: Sequence[Constraint] = ()) -> str | Finished | None:
+    """``INPUT``, a :class:`Finished` value, or None (not decided on the outermost loop) for
+    a read at the points ``region`` of ``geo``'s domain."""
+    writers = [s for s in nest.stmts if s.target.tensor == read.tensor]
+    if not writers:
+        return INPUT
+    outer = geo.dims[0]
+    here = Affine.of({outer: 1})
+    later = earlier = True
+    solved = []
+    for w in writers:
+        q = solve(w.target, read)
+        if q is None or outer not in q:
+            return None
+        solved.append(q)
+        later &= geo.empty([*region, Constraint(here - q[outer])])  # never q1 <= p1
+        earlier &= geo.empty([*region, Constraint(q[outer] - here)])  # never q1 >= p1
+    if later:
+        return INPUT
+    if earlier and all(q == solved[0] for q in solved):
+        return Finished(read.tensor, solved[0])
+    return None
