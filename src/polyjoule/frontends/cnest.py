@@ -35,6 +35,7 @@ from polyjoule.errors import NotAffineError, NotUniformError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
+from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.localize.closed import plan
@@ -511,6 +512,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
+    body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
+    ctx.scalars.update(folded)  # deriche's coefficients: constants (cprologue.py)
+    ctx.declared_scalars |= set(folded)
     scratch = set(ctx.temporaries)
     if src.live_out is not None:
         scratch |= set(ctx.shapes) - src.live_out
