@@ -58,7 +58,7 @@ def test_prologue_kernel_simulates_to_the_c_loops(array: tuple[int, int]) -> Non
 
 
 def test_a_value_of_a_size_is_no_constant() -> None:
-    with pytest.raises(SpecError, match=r"bad.c:5:\d+: .*uses the size N"):
+    with pytest.raises(SpecError, match=r"bad.c:5:\d+: k = .* depends on the size N: a PRA scalar"):
         c_kernel(SCALED.replace("sqrtf(alpha)", "sqrt(N)"), "bad.c")
 
 

@@ -30,6 +30,10 @@ class _NotConstant(Exception):
     """The expression is not a constant the prologue can fold."""
 
 
+class _UsesSize(Exception):
+    """The expression depends on a size parameter."""
+
+
 def _call(node: c_ast.FuncCall, args: list[float], where: str) -> float:
     name = node.name.name if isinstance(node.name, c_ast.ID) else ""
     fn = _FUNCS.get(name) or _FUNCS.get(name[:-1] if name.endswith("f") else "")  # expf
@@ -48,8 +52,7 @@ def _value(node: Any, known: Mapping[str, float | int], sizes: set[str], where: 
         return int(text, 0) if node.type == "int" else float(text)
     if isinstance(node, c_ast.ID):
         if node.name in sizes:
-            raise SpecError(f"{where}: {node.name} = ... uses the size {node.name}: a PRA scalar "
-                            f"is a constant, the same for every size")
+            raise _UsesSize(node.name)
         if node.name not in known:
             raise _NotConstant
         return known[node.name]
@@ -104,6 +107,9 @@ def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
         except _NotConstant:
             rest.append(node)
             continue
+        except _UsesSize as e:
+            raise SpecError(f"{where(node)}: {names[0]} = {_GEN.visit(expr)} depends on the size "
+                            f"{e}: a PRA scalar is a constant, the same for every size") from None
         for name in names:
             values[name] = v
             folded[name] = float(v)
