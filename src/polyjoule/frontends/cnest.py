@@ -35,8 +35,8 @@ from polyjoule.errors import NotAffineError, NotUniformError, SpecError
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
-from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
+from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.localize.closed import plan
 from polyjoule.frontends.specfile import check_expression

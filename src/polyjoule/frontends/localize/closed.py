@@ -28,7 +28,7 @@ from typing import Any
 
 from polyjoule.frontends.localize.body import Chain
 from polyjoule.frontends.localize.chains import _initial
-from polyjoule.frontends.localize.dataflow import INPUT, Finished, source_of
+from polyjoule.frontends.localize.dataflow import Finished, source_of
 from polyjoule.frontends.localize.exprs import (
     has_op,
     reads_in,
