@@ -95,7 +95,47 @@ def multi_c(t: Mapping[str, np.ndarray], env: Mapping[str, float]) -> Arrays:
     return {"X": X}
 
 
+#: back substitution U x = b with the subscripts mirrored by hand (upward loops)
+BACK_MIRRORED = """
+void back(int N, double U[N][N], double b[N], double x[N]) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    x[N-1-i] = b[N-1-i];
+    for (j = 0; j < i; j++)
+      x[N-1-i] -= U[N-1-i][N-1-j] * x[N-1-j];
+    x[N-1-i] = x[N-1-i] / U[N-1-i][N-1-i];
+  }
+}
+"""
+
+#: back substitution as ludcmp writes it: a downward loop (frontends/creverse.py mirrors it)
+BACK = """
+void back(int N, double U[N][N], double b[N], double x[N]) {
+  int i, j;
+  for (i = N - 1; i >= 0; i--) {
+    x[i] = b[i];
+    for (j = i + 1; j < N; j++)
+      x[i] -= U[i][j] * x[j];
+    x[i] = x[i] / U[i][i];
+  }
+}
+"""
+
+
+def back_c(t: Mapping[str, np.ndarray], env: Mapping[str, float]) -> Arrays:
+    U, b, n = t["U"], t["b"], int(env["N"])
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = b[i]
+        for j in range(i + 1, n):
+            x[i] -= U[i][j] * x[j]
+        x[i] = x[i] / U[i][i]
+    return {"x": x}
+
+
 CASES: dict[str, tuple[str, Callable[..., Arrays], dict[str, int]]] = {
+    "back": (BACK, back_c, {"N": 7}),
+    "back-mirrored": (BACK_MIRRORED, back_c, {"N": 6}),
     "forward": (FORWARD, forward_c, {"N": 7}),
     "trmv": (TRMV, trmv_c, {"N": 6}),
     "multi": (MULTI, multi_c, {"N": 5, "C": 3}),
@@ -105,6 +145,16 @@ CASES: dict[str, tuple[str, Callable[..., Arrays], dict[str, int]]] = {
 def _kernel(name: str) -> tuple[Kernel, dict[str, int]]:
     text, ref, values = CASES[name]
     return replace(c_kernel(text, f"{name}.c"), reference=ref), values
+
+
+def test_back_substitution_is_forward_substitution_mirrored() -> None:
+    """i-- and the j loop over the same elements are mirrored by N - 1: the triangle runs
+    from 0 and the finished x travels along i, as in forward substitution."""
+    k, _ = _kernel("back")
+    ph = k.phases[0]
+    assert [(str(d.lower), str(d.upper)) for d in ph.dims] == [("0", "N - 1"), ("0", "i")]
+    assert [str(s.index[0]) for s in ph.statements if s.kind == "output"] == ["N - i - 1"]
+    assert {s.dep for s in ph.statements if s.kind == "transport"} == {(1, 0), (0, 1)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -28,7 +28,7 @@ from typing import Any
 
 from polyjoule.frontends.localize.body import Chain
 from polyjoule.frontends.localize.chains import _initial
-from polyjoule.frontends.localize.dataflow import Finished, source_of
+from polyjoule.frontends.localize.dataflow import Finished, solve, source_of
 from polyjoule.frontends.localize.exprs import (
     has_op,
     reads_in,
@@ -79,17 +79,18 @@ def _closed_loop(nest: Nest, geo: Geometry) -> tuple[Loop, Piece, bool] | None:
 
 
 def _shape(nest: Nest) -> tuple[Stmt, str, Any, Stmt | None, list[Stmt]] | None:
-    """One accumulation along the inner loop, over every outer loop, with statements on the
-    same element before (at most one) and after it."""
+    """One accumulation along the inner loop into an element that names every outer loop once
+    (``x[i]``, ``x[N - 1 - i]``), with statements on it before (at most one) and after it."""
     n = len(nest.loops)
     body = [s for s in nest.stmts if s.position == "body"]
     if n < 2 or len(body) != 1 or body[0].depth != n:
         return None
     s = body[0]
     acc = split_accumulation(s)
-    plain = [x.terms[0][0] for x in s.target.index if len(x.terms) == 1 and not x.const]
-    if acc is None or sorted(plain) != sorted(lp.name for lp in nest.loops[:-1]) \
-            or len(plain) != len(s.target.index):
+    outer = [lp.name for lp in nest.loops[:-1]]
+    q = solve(s.target, s.target, outer)  # one outer index per subscript, each once
+    if acc is None or q is None or sorted(q) != sorted(outer) \
+            or any(x.coeffs.get(nest.loops[-1].name) for x in s.target.index):
         return None
     around = [t for t in nest.stmts if t.position != "body"]
     if any(t.depth != n - 1 or t.target.key != s.target.key for t in around):

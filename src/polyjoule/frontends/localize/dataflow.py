@@ -1,8 +1,9 @@
 """Which write a read of an array written in the same nest sees (value-based dataflow for
 one chain of loops, decided on the outermost loop).
 
-Every written subscript is a plain loop index, so the iteration that writes the element a
-read names is an affine function of the read's point. When every writer writes it at a later
+Every written subscript is one loop index (coefficient 1 or -1) plus terms of the outer
+loops and parameters, so the iteration that writes the element a read names is an affine
+function of the read's point. When every writer writes it at a later
 iteration of the outermost loop (``q1(p) > p1`` on the whole read domain), the read sees the
 array's value from before the nest: the input (trmm's ``B[k][j]``, ``k > i``, is overwritten
 only at ``i' = k``). When every writer wrote it at an earlier one (``q1(p) < p1``), the read
@@ -32,16 +33,21 @@ class Finished:
     at: dict[str, Affine]
 
 
-def solve(target: Access, read: Access) -> dict[str, Affine] | None:
+def solve(target: Access, read: Access, dims: Sequence[str]) -> dict[str, Affine] | None:
     """The writer's loop indices that write the element ``read`` names, or None when a
-    written subscript is not a plain loop index."""
+    written subscript is not one loop index with coefficient 1 or -1 plus a constant
+    (``x[i]``, ``x[N - 1 - i]``); ``dims`` are the loop indices."""
     if len(target.index) != len(read.index):
         return None
     out: dict[str, Affine] = {}
     for f, g in zip(target.index, read.index, strict=True):
-        if len(f.terms) != 1 or f.const or f.terms[0][1] != 1:
+        moving = [(n, c) for n, c in f.terms if n in dims]
+        if len(moving) != 1 or moving[0][1] not in (1, -1) or moving[0][0] in out:
             return None
-        out[f.terms[0][0]] = g
+        name, c = moving[0]
+        rest = f - Affine.of({name: c})  # f = c * name + rest  ->  name = c * (g - rest)
+        diff = g - rest
+        out[name] = diff if c == 1 else -diff
     return out
 
 
@@ -57,7 +63,7 @@ def source_of(nest: Nest, geo: Geometry, read: Access,
     later = earlier = True
     solved = []
     for w in writers:
-        q = solve(w.target, read)
+        q = solve(w.target, read, geo.dims)
         if q is None or outer not in q:
             return None
         solved.append(q)
