@@ -38,6 +38,7 @@ from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
 from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.creverse import reverse_downward
+from polyjoule.frontends.cscalars import expand_scalars
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.localize.closed import plan
 from polyjoule.frontends.specfile import check_expression
@@ -453,6 +454,7 @@ def _top_nests(body: list[Any], ctx: _Ctx,
     for k, x in enumerate(body):
         if isinstance(x, c_ast.For):
             reverse_downward(x)  # i-- loops on a mirrored index (creverse.py)
+            expand_scalars(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes, ctx.temporaries)
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
             for y in distribute(x):

@@ -69,11 +69,12 @@ def _substitute(node: Any, var: str, value: Any) -> Any:
     for name, child in node.children():
         new = _substitute(child, var, value)
         if new is not child:
-            _replace_child(node, name, new)
+            replace_child(node, name, new)
     return node
 
 
-def _replace_child(node: Any, name: str, new: Any) -> None:
+def replace_child(node: Any, name: str, new: Any) -> None:
+    """Set the child ``name`` (as ``children()`` names it: ``stmt``, ``exprs[0]``)."""
     if "[" in name:  # a list member: block_items[3], exprs[0]
         attr, idx = name[:-1].split("[")
         getattr(node, attr)[int(idx)] = new
