@@ -15,11 +15,11 @@ uniformity check decides it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyjoule.frontends.localize.geometry import Geometry
 from polyjoule.model.affine import Affine, Constraint
-from polyjoule.model.nest import Access, Nest
+from polyjoule.model.nest import Access, Loop, Nest, Stmt
 
 INPUT = "input"
 
@@ -51,26 +51,34 @@ def solve(target: Access, read: Access, dims: Sequence[str]) -> dict[str, Affine
     return out
 
 
-def source_of(nest: Nest, geo: Geometry, read: Access,
-              region: Sequence[Constraint] = ()) -> str | Finished | None:
+def _pairs(nest: Nest, w: Stmt, read: Access) -> tuple[Geometry, list[Constraint], Affine]:
+    """The space of (read point, writer point) pairs naming one element: the writer's loops
+    renamed ``x_w``; returns it, the equalities, and the writer's outermost index."""
+    ren = {lp.name: Affine.of({f"{lp.name}_w": 1}) for lp in nest.loops}
+    mine = tuple(Loop(f"{lp.name}_w", lp.lower.substitute(ren), lp.upper.substitute(ren))
+                 for lp in nest.loops[:w.depth])
+    same = [Constraint(f.substitute(ren) - g, eq=True)
+            for f, g in zip(w.target.index, read.index, strict=True)]
+    return Geometry(replace(nest, loops=(*nest.loops, *mine))), same, ren[nest.loops[0].name]
+
+
+def source_of(nest: Nest, geo: Geometry, read: Access, region: Sequence[Constraint] = (),
+              reader: Stmt | None = None) -> str | Finished | None:
     """``INPUT``, a :class:`Finished` value, or None (not decided on the outermost loop) for
-    a read at the points ``region`` of ``geo``'s domain."""
-    writers = [s for s in nest.stmts if s.target.tensor == read.tensor]
-    if not writers:
-        return INPUT
-    outer = geo.dims[0]
-    here = Affine.of({outer: 1})
+    a read at the points ``region`` of ``geo``'s domain; ``reader``, the statement that
+    reads, does not count as a writer of what it reads (it reads before it writes)."""
+    writers = [s for s in nest.stmts if s.target.tensor == read.tensor and s is not reader]
+    here = Affine.of({geo.dims[0]: 1})
     later = earlier = True
-    solved = []
     for w in writers:
-        q = solve(w.target, read, geo.dims)
-        if q is None or outer not in q:
+        if len(w.target.index) != len(read.index):
             return None
-        solved.append(q)
-        later &= geo.empty([*region, Constraint(here - q[outer])])  # never q1 <= p1
-        earlier &= geo.empty([*region, Constraint(q[outer] - here)])  # never q1 >= p1
+        pairs, same, there = _pairs(nest, w, read)
+        later &= pairs.empty([*region, *same, Constraint(here - there)])  # never q1 <= p1
+        earlier &= pairs.empty([*region, *same, Constraint(there - here)])  # never q1 >= p1
     if later:
         return INPUT
-    if earlier and all(q == solved[0] for q in solved):
+    solved = [solve(w.target, read, geo.dims) for w in writers]
+    if earlier and solved[0] is not None and all(q == solved[0] for q in solved):
         return Finished(read.tensor, solved[0])
     return None
