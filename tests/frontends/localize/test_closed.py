@@ -133,7 +133,38 @@ def back_c(t: Mapping[str, np.ndarray], env: Mapping[str, float]) -> Arrays:
     return {"x": x}
 
 
+#: symmetric matrix-vector product from the lower triangle, y += A x (symm's structure in
+#: 2-D): t (a scalar, expanded) runs along k; y[k] keeps accumulating at i > k the value the
+#: statement after the k loop finished at i = k (a carried chain along i)
+SYMV = """
+void symv(int N, double A[N][N], double x[N], double y[N]) {
+  int i, k;
+  double t;
+  for (i = 0; i < N; i++) {
+    t = 0.0;
+    for (k = 0; k < i; k++) {
+      y[k] += A[i][k] * x[i];
+      t += A[i][k] * x[k];
+    }
+    y[i] = y[i] + A[i][i] * x[i] + t;
+  }
+}
+"""
+
+
+def symv_c(t: Mapping[str, np.ndarray], env: Mapping[str, float]) -> Arrays:
+    A, x, y, n = t["A"], t["x"], t["y"].copy(), int(env["N"])
+    for i in range(n):
+        acc = 0.0
+        for k in range(i):
+            y[k] += A[i][k] * x[i]
+            acc += A[i][k] * x[k]
+        y[i] = y[i] + A[i][i] * x[i] + acc
+    return {"y": y}
+
+
 CASES: dict[str, tuple[str, Callable[..., Arrays], dict[str, int]]] = {
+    "symv": (SYMV, symv_c, {"N": 7}),
     "back": (BACK, back_c, {"N": 7}),
     "back-mirrored": (BACK_MIRRORED, back_c, {"N": 6}),
     "forward": (FORWARD, forward_c, {"N": 7}),
@@ -190,3 +221,11 @@ def test_a_read_of_the_same_outer_iteration_stays_refused(read: str) -> None:
     nor a finished value."""
     with pytest.raises(NotUniformError):
         c_kernel(FORWARD.replace("L[i][j] * x[j]", f"L[i][j] * {read}"), "bad.c")
+
+
+def test_symv_carries_the_finished_value_along_i() -> None:
+    k, _ = _kernel("symv")
+    st = k.phases[0].statements
+    out = [s for s in st if s.kind == "output"]
+    assert [str(s.index[0]) for s in out] == ["k"]  # y[k] leaves where i ends
+    assert "t" not in {t.name for t in k.phases[0].tensors}  # the expanded scalar: no DRAM
