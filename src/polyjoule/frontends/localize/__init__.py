@@ -32,6 +32,7 @@ from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.localize.body import localize_body
 from polyjoule.frontends.localize.chains import localize_chains
 from polyjoule.frontends.localize.closed import localize_closed
+from polyjoule.frontends.localize.compose import compose_updates
 from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
@@ -41,6 +42,7 @@ from polyjoule.model.pra import PRA, Kernel
 
 def localize_phase(nest: Nest, name: str | None = None) -> PRA:
     """The uniform PRA of one nest."""
+    nest = compose_updates(nest)  # x -= a; x /= b  ->  x = (x - a) / b (see .compose)
     ph = Phase(nest)
     try:
         check_nest(nest, ph.geo)
