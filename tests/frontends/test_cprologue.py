@@ -65,3 +65,17 @@ def test_a_value_of_a_size_is_no_constant() -> None:
 def test_a_prologue_reading_an_array_is_still_refused() -> None:
     with pytest.raises(SpecError, match=r"statement outside any loop: 'k = x\[0\]'"):
         c_kernel(SCALED.replace("(1.0 - exp(-alpha)) / sqrtf(alpha)", "x[0]"), "bad.c")
+
+
+def test_a_declared_initialiser_is_folded_too() -> None:
+    src = SCALED.replace("double k, s, t;\n  k = (1.0 - exp(-alpha)) / sqrtf(alpha);",
+                         "double k = (1.0 - exp(-alpha)) / sqrtf(alpha);\n  double s, t;")
+    assert dict(c_kernel(src, "decl.c").phases[0].scalars) == \
+        dict(c_kernel(SCALED, "scaled.c").phases[0].scalars)
+
+
+def test_a_declared_initialiser_reading_an_array_is_refused() -> None:
+    src = SCALED.replace("double k, s, t;\n  k = (1.0 - exp(-alpha)) / sqrtf(alpha);",
+                         "double k = x[0];\n  double s, t;")
+    with pytest.raises(SpecError, match=r"bad.c:4:\d+: k: initialiser 'x\[0\]' is not a constant"):
+        c_kernel(src, "bad.c")

@@ -431,8 +431,7 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
             try:
                 ctx.scalars[d.name] = float(_GEN.visit(d.init).rstrip("fFlL"))
             except ValueError:
-                raise SpecError(f"{_where(d, ctx.filename)}: {d.name}: initialiser "
-                                f"{_GEN.visit(d.init)!r} is not a number") from None
+                continue  # an expression (-alpha): the prologue folds it (cprologue.py)
             ctx.declared_scalars.add(d.name)
 
 

@@ -6,7 +6,8 @@ Every such value is the same at every point of every nest, so it is no statement
 array but a constant: each top-level assignment to a scalar before the first loop, whose
 right-hand side uses numbers, scalars of known value (the function's scalar arguments at
 their defaults, or scalars the prologue set) and ``exp``/``sqrt``/``pow``/``log``/``fabs``,
-is evaluated in order, as C would, and becomes a scalar (an immediate) of the PRA. A value
+is evaluated in order, as C would, and becomes a scalar (an immediate) of the PRA; so is the
+initialiser of a local scalar (``double k = exp(-alpha);``). A value
 that depends on a size parameter (``sqrt(N)``) is no constant: it is refused, naming the
 parameter. Values are computed in double precision (C's ``expf`` would round to float).
 """
@@ -84,6 +85,22 @@ def _targets(node: c_ast.Assignment) -> tuple[list[str], Any] | None:
     return names, node
 
 
+def _declared(node: c_ast.Decl, values: dict[str, float | int], folded: dict[str, float],
+              sizes: set[str], where: str) -> None:
+    """``double k = exp(-alpha);``: the initialiser of a local scalar, folded the same way;
+    one that is no constant is refused rather than read as a default."""
+    try:
+        v = _value(node.init, values, sizes, where)
+    except _NotConstant:
+        raise SpecError(f"{where}: {node.name}: initialiser {_GEN.visit(node.init)!r} is not "
+                        f"a constant (numbers, scalars, exp, sqrt, pow, log, fabs)") from None
+    except _UsesSize as e:
+        raise SpecError(f"{where}: {node.name} = {_GEN.visit(node.init)} depends on the size "
+                        f"{e}: a PRA scalar is a constant, the same for every size") from None
+    values[node.name] = v
+    folded[node.name] = float(v)
+
+
 def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
                   where: Callable[[Any], str]) -> tuple[list[Any], dict[str, float]]:
     """The body without its scalar prologue, and the scalars the prologue sets.
@@ -97,6 +114,9 @@ def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
         if isinstance(node, c_ast.For):
             rest.extend(body[k:])
             break
+        if isinstance(node, c_ast.Decl) and node.init is not None \
+                and isinstance(node.type, c_ast.TypeDecl) and node.name not in values:
+            _declared(node, values, folded, sizes, where(node))
         found = _targets(node) if isinstance(node, c_ast.Assignment) else None
         if found is None:
             rest.append(node)
