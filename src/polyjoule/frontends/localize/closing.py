@@ -149,7 +149,7 @@ def _body(nest: Nest, closed: Nest, geo: Geometry
         else:
             src = source_of(nest, geo, s.target, reader=s)
             way = axis(closed, geo, src) if isinstance(src, Finished) else None
-            if way is None:
+            if way is None or not _along(nest, s, way[0]):
                 return None
             carried.append(Carried(s, acc[0], acc[1], src, way[0]))  # type: ignore[arg-type]
         for k in reads_in(acc[1]):
@@ -164,13 +164,24 @@ def _body(nest: Nest, closed: Nest, geo: Geometry
     return inner, carried, finished
 
 
-def _post_reads_settled(nest: Nest, p: Plan) -> bool:
-    """Every read after the loop: a chain's value, its own input, or an unwritten array."""
+def _along(nest: Nest, s: Stmt, axis_name: str) -> bool:
+    """Does the element ``s`` accumulates into name every loop but ``axis_name``, once?"""
+    others = [lp.name for lp in nest.loops if lp.name != axis_name]
+    q = solve(s.target, s.target, others)
+    return q is not None and sorted(q) == sorted(others) \
+        and not any(x.coeffs.get(axis_name) for x in s.target.index)
+
+
+def _around_reads_settled(nest: Nest, p: Plan) -> bool:
+    """Every read before or after the loop: a chain's value (after it), its own element
+    from before the nest, or an array the nest does not write."""
     chains = {c.stmt.target.key for c in p.inner}
     geo = Geometry(p.closed)
-    for s in p.post:
+    pre = [c.pre for c in p.inner if c.pre is not None]
+    for s in [*pre, *p.post]:
         for r in s.reads:
-            if r.key in chains or not any(t.target.tensor == r.tensor for t in nest.stmts):
+            if (r.key in chains and s.position == "post") \
+                    or not any(t.target.tensor == r.tensor for t in nest.stmts):
                 continue
             if r.key != s.target.key or source_of(nest, geo, r, reader=s) != INPUT:
                 return False
@@ -198,4 +209,4 @@ def plan(nest: Nest) -> Plan | None:
     if post is None:
         return None
     p = Plan(closed, nest, guard, top, inner, carried, post, finished)
-    return p if _post_reads_settled(nest, p) else None
+    return p if _around_reads_settled(nest, p) else None

@@ -66,7 +66,10 @@ def source_of(nest: Nest, geo: Geometry, read: Access, region: Sequence[Constrai
               reader: Stmt | None = None) -> str | Finished | None:
     """``INPUT``, a :class:`Finished` value, or None (not decided on the outermost loop) for
     a read at the points ``region`` of ``geo``'s domain; ``reader``, the statement that
-    reads, does not count as a writer of what it reads (it reads before it writes)."""
+    reads, does not count as a writer of what it reads (it reads before it writes). A
+    statement before the inner loop runs first in its outer iteration: for its reads, a
+    write in the same outer iteration comes later."""
+    first = reader is not None and reader.position == "pre"
     writers = [s for s in nest.stmts if s.target.tensor == read.tensor and s is not reader]
     here = Affine.of({geo.dims[0]: 1})
     later = earlier = True
@@ -74,7 +77,8 @@ def source_of(nest: Nest, geo: Geometry, read: Access, region: Sequence[Constrai
         if len(w.target.index) != len(read.index):
             return None
         pairs, same, there = _pairs(nest, w, read)
-        later &= pairs.empty([*region, *same, Constraint(here - there)])  # never q1 <= p1
+        before = Constraint((here - there).shift(-1 if first else 0))  # q1 < p1 (pre), <=
+        later &= pairs.empty([*region, *same, before])
         earlier &= pairs.empty([*region, *same, Constraint(there - here)])  # never q1 >= p1
     if later:
         return INPUT
