@@ -40,7 +40,7 @@ from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.creverse import reverse_downward
 from polyjoule.frontends.cscalars import expand_scalars
 from polyjoule.frontends.localize import check_uniform, localize
-from polyjoule.frontends.localize.closed import plan
+from polyjoule.frontends.localize.closing import plan
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name

@@ -7,7 +7,7 @@ array but a constant: each top-level assignment to a scalar before the first loo
 right-hand side uses numbers, scalars of known value (the function's scalar arguments at
 their defaults, or scalars the prologue set) and ``exp``/``sqrt``/``pow``/``log``/``fabs``,
 is evaluated in order, as C would, and becomes a scalar (an immediate) of the PRA; so is the
-initialiser of a local scalar (``double k = exp(-alpha);``). A value
+initialiser of a local floating-point scalar (``double k = exp(-alpha);``). A value
 that depends on a size parameter (``sqrt(N)``) is no constant: it is refused, naming the
 parameter. Values are computed in double precision (C's ``expf`` would round to float).
 """
@@ -115,7 +115,8 @@ def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
             rest.extend(body[k:])
             break
         if isinstance(node, c_ast.Decl) and node.init is not None \
-                and isinstance(node.type, c_ast.TypeDecl) and node.name not in values:
+                and isinstance(node.type, c_ast.TypeDecl) and node.name not in values \
+                and {"double", "float"} & set(getattr(node.type.type, "names", [])):
             _declared(node, values, folded, sizes, where(node))
         found = _targets(node) if isinstance(node, c_ast.Assignment) else None
         if found is None:
