@@ -20,6 +20,11 @@ systolic-array designer would (method sheet §2), in five passes, a module each:
 5. :mod:`.outputs` combines finished chains after the inner loop
    (``y = alpha*tmp + beta*y``) and writes every result to DRAM where it is finished.
 
+Successive pointwise updates of one element are composed first (:mod:`.compose`). A nest
+that pass 1 refuses may still be localised by :mod:`.closed` (planned by :mod:`.closing`):
+a triangular inner loop closed onto its diagonal, reads of the written array settled by
+value-based dataflow (:mod:`.dataflow`: TRISOLV, TRMM, SYMM).
+
 Statements are built as PRA objects; :mod:`polyjoule.frontends.pra_dump` writes them as
 YAML for ``polyjoule localize``.
 """
