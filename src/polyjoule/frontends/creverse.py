@@ -11,7 +11,9 @@ the loops inside it whose index subscripts the same array dimension as the mirro
 name the element alike (``x[U - j]``) and the triangle runs from 0, as forward substitution
 does. Mirroring an upward loop reverses its order, so it is done only to a loop that holds
 nothing but accumulations into elements it does not index (a reduction: the sum is
-reassociated, exact for integers, a rounding difference for floats).
+reassociated, exact for integers, a rounding difference for floats). A downward loop that
+holds loops but no such reduction is left as written (and refused with its own reason); an
+innermost one is mirrored alone (DERICHE's anti-causal filters, as its built-in does).
 """
 
 from __future__ import annotations
@@ -131,25 +133,31 @@ def _upward_bounds(loop: c_ast.For, var: str) -> tuple[Any, Any] | None:
     return _start(loop), high
 
 
-def _mirror_inner(node: Any, dims: set[tuple[str, int]], top: Any) -> None:
-    """Mirror by ``top`` every reduction loop inside whose index shares an array dimension
-    with the mirrored index: ``for (j = lo; j <= hi; j++)`` -> ``j`` over ``top - hi ..
-    top - lo`` with ``top - j`` in its body."""
+def _reductions(node: Any, dims: set[tuple[str, int]], out: list[c_ast.For]) -> None:
+    """The upward reduction loops inside whose index shares an array dimension with the
+    mirrored index."""
     for _name, child in node.children():
-        _mirror_inner(child, dims, top)
+        _reductions(child, dims, out)
     if not isinstance(node, c_ast.For):
         return
     var = _var(node)
-    bounds = _upward_bounds(node, var) if var else None
     shared: set[tuple[str, int]] = set()
     if var:
         _subscript_dims(node.stmt, var, shared)
-    if var is None or bounds is None or not shared & dims or not _reduction(node, var):
-        return
+    if var and _upward_bounds(node, var) and shared & dims and _reduction(node, var):
+        out.append(node)
+
+
+def _mirror_inner(loop: c_ast.For, top: Any) -> None:
+    """``for (j = lo; j <= hi; j++)`` -> ``j`` over ``top - hi .. top - lo`` with
+    ``top - j`` in its body."""
+    var = str(_var(loop))
+    bounds = _upward_bounds(loop, var)
+    assert bounds is not None  # chosen by _reductions
     low, high = bounds
-    _substitute(node.stmt, var, top)
-    _set_start(node, c_ast.BinaryOp("-", copy.deepcopy(top), high))
-    node.cond = c_ast.BinaryOp("<=", c_ast.ID(var), c_ast.BinaryOp("-", copy.deepcopy(top), low))
+    _substitute(loop.stmt, var, top)
+    _set_start(loop, c_ast.BinaryOp("-", copy.deepcopy(top), high))
+    loop.cond = c_ast.BinaryOp("<=", c_ast.ID(var), c_ast.BinaryOp("-", copy.deepcopy(top), low))
 
 
 def _accesses(node: Any, out: dict[str, set[str]], written: set[str]) -> None:
@@ -181,6 +189,10 @@ def _reorderable(body: Any) -> bool:
     return all(name in subs and len(subs[name]) == 1 for name in written)
 
 
+def _has_loop(node: Any) -> bool:
+    return isinstance(node, c_ast.For) or any(_has_loop(c) for _n, c in node.children())
+
+
 def reverse_downward(node: Any) -> None:
     """Rewrite, in place, every downward loop in ``node`` (see the module docstring)."""
     for _name, child in node.children():
@@ -199,5 +211,10 @@ def reverse_downward(node: Any) -> None:
         return
     dims: set[tuple[str, int]] = set()
     _subscript_dims(node.stmt, var, dims)
+    inner: list[c_ast.For] = []
+    _reductions(node.stmt, dims, inner)
+    if not inner and _has_loop(node.stmt):  # nothing inside would read alike: left as is
+        return
     _mirror(node, var, top, low)
-    _mirror_inner(node.stmt, dims, top)
+    for loop in inner:
+        _mirror_inner(loop, top)
