@@ -41,6 +41,7 @@ from polyjoule.frontends.creverse import reverse_downward
 from polyjoule.frontends.cscalars import expand_scalars
 from polyjoule.frontends.localize import check_uniform, localize
 from polyjoule.frontends.localize.closing import plan
+from polyjoule.frontends.localize.dataflow import only_false_conflicts
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
@@ -377,13 +378,14 @@ def _precheck(top: Any, ctx: _Ctx) -> None:
 
 
 def _closes(top: c_ast.For, ctx: _Ctx) -> bool:
-    """Does :mod:`.localize.closed` localise this nest although its accesses are not uniform
-    as written?"""
+    """Do the accesses the syntactic check refuses never meet, or does :mod:`.localize.closed`
+    localise the nest anyway (dataflow)?"""
     try:
         loops, stmts = _nest(top, ctx)
     except SpecError:
         return False
-    return plan(Nest("", tuple(ctx.params), tuple(loops), tuple(stmts))) is not None
+    nest = Nest("", tuple(ctx.params), tuple(loops), tuple(stmts))
+    return only_false_conflicts(nest) or plan(nest) is not None
 
 
 def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:

@@ -86,3 +86,23 @@ def source_of(nest: Nest, geo: Geometry, read: Access, region: Sequence[Constrai
     if earlier and solved[0] is not None and all(q == solved[0] for q in solved):
         return Finished(read.tensor, solved[0])
     return None
+
+
+def meets(nest: Nest, read: Access, w: Stmt) -> bool:
+    """Does ``w`` ever write the element ``read`` names (at any two points of the nest)?"""
+    if read.tensor != w.target.tensor or len(read.index) != len(w.target.index):
+        return read.tensor == w.target.tensor
+    pairs, same, _ = _pairs(nest, w, read)
+    return not pairs.empty(same)
+
+
+def only_false_conflicts(nest: Nest) -> bool:
+    """Is every read of a written array at another subscript than a writer's one that no
+    instance of that writer ever writes (CORRELATION's ``corr[i][j]``, ``j > i``, against
+    ``corr[i][i]``)? Then the syntactic uniformity check complains about nothing."""
+    for s in nest.stmts:
+        for r in s.reads:
+            for w in nest.stmts:
+                if w.target.tensor == r.tensor and w.target.index != r.index and meets(nest, r, w):
+                    return False
+    return True
