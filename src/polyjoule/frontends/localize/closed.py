@@ -31,7 +31,7 @@ from typing import Any
 
 from polyjoule.frontends.localize.body import Chain
 from polyjoule.frontends.localize.chains import _initial
-from polyjoule.frontends.localize.closing import Carried, Inner, Plan, axis, plan
+from polyjoule.frontends.localize.closing import Carried, ClosingPlan, Inner, axis, plan
 from polyjoule.frontends.localize.dataflow import Finished
 from polyjoule.frontends.localize.exprs import has_op, reads_in, render, scaled_product
 from polyjoule.frontends.localize.geometry import Geometry
@@ -48,7 +48,7 @@ Value = list[tuple[Piece, str]]  # a value defined piecewise: (where, its text)
 class _ClosedPhase(Phase):
     """A phase over the closed domain whose body statements keep the original range."""
 
-    def __init__(self, p: Plan):
+    def __init__(self, p: ClosingPlan):
         super().__init__(p.closed)
         self.closed_geo, self.body_geo = self.geo, Geometry(p.original)
         self.guard: Piece = []
@@ -73,7 +73,7 @@ class _ClosedPhase(Phase):
             self.geo, self.guard = self.closed_geo, []
 
 
-def _diagonal(p: Plan) -> dict[Any, Any]:
+def _diagonal(p: ClosingPlan) -> dict[Any, Any]:
     """Reads after the loop of an element a body read names at the closing point (post
     read -> body read): one input over the closed domain serves both."""
     inner = p.closed.loops[-1]

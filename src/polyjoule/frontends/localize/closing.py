@@ -47,7 +47,7 @@ class Carried:
 
 
 @dataclass
-class Plan:
+class ClosingPlan:
     """The closed nest, the body's own range in it (``guard``), its chains and statements
     after the loop, and the finished values the body reads (by statement and read)."""
 
@@ -172,7 +172,7 @@ def _along(nest: Nest, s: Stmt, axis_name: str) -> bool:
         and not any(x.coeffs.get(axis_name) for x in s.target.index)
 
 
-def _around_reads_settled(nest: Nest, p: Plan) -> bool:
+def _around_reads_settled(nest: Nest, p: ClosingPlan) -> bool:
     """Every read before or after the loop: a chain's value (after it), its own element
     from before the nest, or an array the nest does not write."""
     chains = {c.stmt.target.key for c in p.inner}
@@ -188,7 +188,7 @@ def _around_reads_settled(nest: Nest, p: Plan) -> bool:
     return True
 
 
-def plan(nest: Nest) -> Plan | None:
+def plan(nest: Nest) -> ClosingPlan | None:
     """How the nest closes, or None when these rules do not apply."""
     if len(nest.loops) < 2:
         return None
@@ -208,5 +208,5 @@ def plan(nest: Nest) -> Plan | None:
     post = _around(nest, inner)
     if post is None:
         return None
-    p = Plan(closed, nest, guard, top, inner, carried, post, finished)
+    p = ClosingPlan(closed, nest, guard, top, inner, carried, post, finished)
     return p if _around_reads_settled(nest, p) else None
