@@ -1,6 +1,7 @@
 """PolyBench/C 4.2.1 kernel bodies (scop regions) of the kernels that are not uniform as
 written (tcpa class D): the C front end must refuse each, naming the access and the reason.
-``NOT_BUILT`` names why the remaining PolyBench kernels have no built-in PRA."""
+``NOT_BUILT`` names why the remaining PolyBench kernels have no built-in PRA (for durbin,
+gramschmidt and nussinov the argument is computed by test_no_uniform_schedule.py)."""
 
 from __future__ import annotations
 
@@ -119,6 +120,25 @@ for (i = _PB_N-1; i >= 0; i--) {
 }
 
 NOT_BUILT = {
+    "durbin": "no uniform localisation in its (k, i) space: step k's z[i] reads y[k-i-1], "
+              "which step k-1 finished at i' = k-i-1, a displacement (1, 2i-k+1) that takes "
+              "every value from -(k-1) to k-1; with dependence vectors of bounded length a "
+              "linear schedule must give one step at least (N-2)/length cycles, so none is "
+              "independent of N (the smallest, computed from the traced dataflow: 2, 4, 6, 8 at "
+              "N = 4, 6, 8, 10); as phases it would be 3N of them (a kernel's phase list is fixed)",
+    "gramschmidt": "no uniform localisation in its (k, i) space: the norm of column k is a sum "
+                   "along i whose result every row needs before step k+1's norm starts, at the "
+                   "end of the column where step k's sum began: the path from (k, M-1) to "
+                   "(k+1, 0) (from (k, 0) to (k+1, M-1) with the sum run the other way) crosses "
+                   "the column against the sum, so the schedule grows with M (the smallest, "
+                   "computed: 6, 10 at M = 4, 6); as phases it would be 2N of them",
+    "nussinov": "no uniform localisation in its (i, j, k) space: table[i][j], finished at one "
+                "end of its split range, is read at the other (as row operand at split k = j, "
+                "as column operand at split k = i-1): from (i, j, j-1) to (i-2, j, i-1), a "
+                "displacement that grows with j - i (its mirror with the max run down k), so "
+                "the schedule grows with N (the smallest, computed: 4, 6, 10 at N = 5, 6, 8); "
+                "the two-speed arrays of Guibas, Kung and Thompson use another index space, "
+                "not derived here",
     "correlation": "needs a data-dependent select: its stddev phase clamps "
                    "stddev[j] <= eps ? 1.0 : stddev[j], which no PRA operation (+ - * / sqrt "
                    "max min) expresses exactly; its other phases are those of covariance",

@@ -42,7 +42,7 @@ def table() -> str:
             if tri:
                 how += f"; triangular ({', '.join(tri)})"
             rows.append(f"| {name} | {cls} | analysed | {_cell(how)} |")
-        elif name in CLASS_D:
+        elif name in CLASS_D and name not in NOT_BUILT:
             try:
                 c_kernel(CLASS_D[name], f"{name}.c")
             except NotUniformError as e:

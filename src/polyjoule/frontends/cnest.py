@@ -37,8 +37,13 @@ from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
+from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.creorder import in_steps
+from polyjoule.frontends.creverse import reverse_downward
+from polyjoule.frontends.cscalars import expand_scalars
 from polyjoule.frontends.localize import check_uniform, localize
+from polyjoule.frontends.localize.closing import plan
+from polyjoule.frontends.localize.dataflow import only_false_conflicts
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
 from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
@@ -378,6 +383,17 @@ def _precheck(top: Any, ctx: _Ctx) -> None:
     check_uniform(Nest("precheck", (), (), tuple(stmts)))
 
 
+def _closes(top: c_ast.For, ctx: _Ctx) -> bool:
+    """Do the accesses the syntactic check refuses never meet, or does :mod:`.localize.closed`
+    localise the nest anyway (dataflow)?"""
+    try:
+        loops, stmts = _nest(top, ctx)
+    except SpecError:
+        return False
+    nest = Nest("", tuple(ctx.params), tuple(loops), tuple(stmts))
+    return only_false_conflicts(nest) or plan(nest) is not None
+
+
 def _dims_of(decl: c_ast.Decl, ctx: _Ctx) -> tuple[Any, ...] | None:
     """An array declaration's dimensions (recording its element type), or None."""
     t, out = decl.type, []
@@ -423,8 +439,7 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
             try:
                 ctx.scalars[d.name] = float(_GEN.visit(d.init).rstrip("fFlL"))
             except ValueError:
-                raise SpecError(f"{_where(d, ctx.filename)}: {d.name}: initialiser "
-                                f"{_GEN.visit(d.init)!r} is not a number") from None
+                continue  # an expression (-alpha): the prologue folds it (cprologue.py)
             ctx.declared_scalars.add(d.name)
 
 
@@ -446,11 +461,17 @@ def _top_nests(body: list[Any], ctx: _Ctx,
     steps: dict[int, tuple[list[Loop], list[Stmt]]] = {}
     for k, x in enumerate(body):
         if isinstance(x, c_ast.For):
+            reverse_downward(x)  # i-- loops on a mirrored index (creverse.py)
+            expand_scalars(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes, ctx.temporaries)
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
             try:
                 for y in distribute(x):
-                    _precheck(y, ctx)
+                    try:
+                        _precheck(y, ctx)
+                    except NotUniformError:
+                        if not _closes(y, ctx):  # dataflow may settle it (localize/closed.py)
+                            raise
             except NotUniformError:  # an elimination nest reordered into pivot steps?
                 el = in_steps(x, lambda lp, o: _loop(lp, ctx, o),
                               lambda s, o: _statement(s, ctx, o, len(o), "body"))
@@ -510,6 +531,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
+    body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
+    ctx.scalars.update(folded)  # deriche's coefficients: constants (cprologue.py)
+    ctx.declared_scalars |= set(folded)
     scratch = set(ctx.temporaries)
     if src.live_out is not None:
         scratch |= set(ctx.shapes) - src.live_out

@@ -20,6 +20,11 @@ systolic-array designer would (method sheet §2), in five passes, a module each:
 5. :mod:`.outputs` combines finished chains after the inner loop
    (``y = alpha*tmp + beta*y``) and writes every result to DRAM where it is finished.
 
+Successive pointwise updates of one element are composed first (:mod:`.compose`). A nest
+that pass 1 refuses may still be localised by :mod:`.closed` (planned by :mod:`.closing`):
+a triangular inner loop closed onto its diagonal, reads of the written array settled by
+value-based dataflow (:mod:`.dataflow`: TRISOLV, TRMM, SYMM).
+
 Statements are built as PRA objects; :mod:`polyjoule.frontends.pra_dump` writes them as
 YAML for ``polyjoule localize``.
 """
@@ -28,9 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.localize.body import localize_body
 from polyjoule.frontends.localize.chains import localize_chains
+from polyjoule.frontends.localize.closed import localize_closed
+from polyjoule.frontends.localize.compose import compose_updates
 from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.pivots import is_steps, localize_steps
@@ -43,8 +50,15 @@ def localize_phase(nest: Nest, name: str | None = None) -> PRA:
     """The uniform PRA of one nest."""
     if is_steps(nest):
         return localize_steps(nest, name or nest.name)
+    nest = compose_updates(nest)  # x -= a; x /= b  ->  x = (x - a) / b (see .compose)
     ph = Phase(nest)
-    check_nest(nest, ph.geo)
+    try:
+        check_nest(nest, ph.geo)
+    except NotUniformError:
+        closed = localize_closed(nest, name or nest.name)  # trisolv, trmm: see .closed
+        if closed is None:
+            raise
+        return closed
     body = localize_body(ph)
     localize_chains(ph, body.chains)
     finals = localize_post(ph, body)

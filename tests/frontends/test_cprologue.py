@@ -1,0 +1,81 @@
+"""A scalar prologue (constants computed from scalars before any loop, as DERICHE's filter
+coefficients) becomes scalars of the PRA (frontends/cprologue.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from polyjoule.analysis import simulator as sim
+from polyjoule.errors import SpecError
+from polyjoule.frontends.cnest import c_kernel
+
+SCALED = """
+void scaled(int N, double alpha, double A[N][N], double x[N], double y[N]) {
+  int i, j;
+  double k, s, t;
+  k = (1.0 - exp(-alpha)) / sqrtf(alpha);
+  s = t = k * pow(2.0, -alpha) + 3 / 2;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (j = 0; j < N; j++)
+      y[i] += k * A[i][j] * x[j];
+    y[i] = s * y[i];
+  }
+}
+"""
+
+
+def scaled_c(tensors: Mapping[str, np.ndarray], env: Mapping[str, float]) -> dict:
+    """The C loops in numpy, with the prologue computed from alpha as C does."""
+    alpha, n = 1.5, int(env["N"])  # alpha: PolyBench's default for a scalar argument
+    k = (1.0 - math.exp(-alpha)) / math.sqrt(alpha)
+    s = k * math.pow(2.0, -alpha) + 3 // 2
+    A, x = tensors["A"], tensors["x"]
+    y = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            y[i] += k * A[i][j] * x[j]
+        y[i] = s * y[i]
+    return {"y": y}
+
+
+def test_prologue_values_are_scalars_of_the_pra() -> None:
+    ph = c_kernel(SCALED, "scaled.c").phases[0]
+    k = (1.0 - math.exp(-1.5)) / math.sqrt(1.5)
+    assert dict(ph.scalars) == pytest.approx({"k": k, "s": k * 2 ** -1.5 + 1})  # 3 / 2 == 1 in C
+
+
+@pytest.mark.parametrize("array", [(2, 2), (1, 4)])
+def test_prologue_kernel_simulates_to_the_c_loops(array: tuple[int, int]) -> None:
+    k = replace(c_kernel(SCALED, "scaled.c"), reference=scaled_c)
+    s = sim.simulate(k, array, values={"N": 6})
+    assert s.checks["outputs_match_reference"] and s.ok, (s.checks, s.violations)
+
+
+def test_a_value_of_a_size_is_no_constant() -> None:
+    with pytest.raises(SpecError, match=r"bad.c:5:\d+: k = .* depends on the size N: a PRA scalar"):
+        c_kernel(SCALED.replace("sqrtf(alpha)", "sqrt(N)"), "bad.c")
+
+
+def test_a_prologue_reading_an_array_is_still_refused() -> None:
+    with pytest.raises(SpecError, match=r"statement outside any loop: 'k = x\[0\]'"):
+        c_kernel(SCALED.replace("(1.0 - exp(-alpha)) / sqrtf(alpha)", "x[0]"), "bad.c")
+
+
+def test_a_declared_initialiser_is_folded_too() -> None:
+    src = SCALED.replace("double k, s, t;\n  k = (1.0 - exp(-alpha)) / sqrtf(alpha);",
+                         "double k = (1.0 - exp(-alpha)) / sqrtf(alpha);\n  double s, t;")
+    assert dict(c_kernel(src, "decl.c").phases[0].scalars) == \
+        dict(c_kernel(SCALED, "scaled.c").phases[0].scalars)
+
+
+def test_a_declared_initialiser_reading_an_array_is_refused() -> None:
+    src = SCALED.replace("double k, s, t;\n  k = (1.0 - exp(-alpha)) / sqrtf(alpha);",
+                         "double k = x[0];\n  double s, t;")
+    with pytest.raises(SpecError, match=r"bad.c:4:\d+: k: initialiser 'x\[0\]' is not a constant"):
+        c_kernel(src, "bad.c")
