@@ -58,3 +58,22 @@ def test_fifo_rules_of_an_integer_program_schedule_bound_the_simulated_use() -> 
                 assert run.usage["fd-depth"] <= depth or "fd-depth" in refused
                 checked += 1
     assert checked >= 6
+
+
+def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:
+    """``analyze``'s capacity warning asks the same FIFO rules of the integer program's
+    schedule as the search (before, it skipped them there)."""
+    from polyjoule.analysis.analyze import analyze
+    from polyjoule.targets.tcpa.pricing import capacity_causes
+
+    k = get("jacobi-1d")
+    vals = {"TSTEPS": 3, "N": 4}
+    a = default_array()
+    a = dataclasses.replace(a, rows=2, cols=2,
+                            pe=dataclasses.replace(a.pe, fd_depth=1, fd_fifos=1))
+    an = analyze(k, a)
+    assert an.schedules()[0].at(vals).method == "ilp"
+    named = capacity_causes(an, vals, an.evaluate(vals)).masks
+    b = evaluate(TcpaTarget(a), k, (2, 2), None, {p: np.asarray([v]) for p, v in vals.items()})
+    refused = {c for c, m in b.causes.masks.items() if bool(m[0])}
+    assert set(named) == refused and {"fd-depth", "fd-count"} <= refused

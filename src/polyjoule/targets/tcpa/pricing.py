@@ -426,11 +426,11 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
         pes = max(pes, int(np.prod([-(-e // q) for e, q in zip(extents, sizes, strict=True)])))
         if not isinstance(s, Schedule):
             continue
-        order = s.at(scalar).order
-        cand = next((c for c in s.candidates if c.order == order), None)
-        if cand is None:  # scheduled by the integer program here: no FIFO formula
-            continue
-        depth, count = _fifo_rules(cand).needs(extents, sizes, v)
+        cs = s.at(scalar)
+        rules = (_fifo_rules(next(c for c in s.candidates if c.order == cs.order))
+                 if cs.method == "scan"
+                 else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
+        depth, count = rules.needs(extents, sizes, v)
         check(out, caps, {"fd-depth": depth, "fd-count": count,
                           "rd-count": np.asarray([rd_need(ph.pra)])})
     iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
