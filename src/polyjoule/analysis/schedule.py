@@ -195,6 +195,20 @@ class Schedule:
             self._ilp[key] = hit
         return hit
 
+    def ilp_at(self, values: Mapping[str, int], p: Sequence[int]) -> ConcreteSchedule | Illegal:
+        """The integer program's schedule at ``values`` and tile sizes ``p`` (where no
+        scanning order is feasible: :meth:`at`, and the map search at its tile sizes), or
+        why there is none."""
+        p = tuple(int(x) for x in p)
+        extents = tuple(int(d.extent.evaluate(values)) for d in self.pra.dims)
+        sol = self._ilp_at(extents, p)
+        if isinstance(sol, Illegal):
+            return sol
+        t = tuple(-(-e // q) for e, q in zip(extents, p, strict=True))
+        lat, offset = exact_latency(self.pra, self.timing, values, p, sol.lambda_J, sol.lambda_K)
+        return ConcreteSchedule(sol.order, sol.lambda_J, sol.lambda_K, p, t, self.timing, lat,
+                                self.pi, offset, "ilp")
+
     def at(self, values: Mapping[str, int]) -> ConcreteSchedule:
         """The concrete schedule at ``values`` (the best feasible candidate when automatic)."""
         self.pra.check_params(values)
@@ -217,12 +231,9 @@ class Schedule:
         feasible = [(c.latency_at(values, p), n) for n, c in enumerate(self.pool)
                     if bool(c.feasible(extents, p))]
         if not feasible:
-            sol = self._ilp_at(tuple(int(e) for e in extents), p)
-            assert isinstance(sol, IlpSolution), "the verdict let this point through"
-            lat, offset = exact_latency(self.pra, self.timing, values, p, sol.lambda_J,
-                                        sol.lambda_K)
-            return ConcreteSchedule(sol.order, sol.lambda_J, sol.lambda_K, p, t, self.timing,
-                                    lat, self.pi, offset, "ilp")
+            sol = self.ilp_at(values, p)
+            assert isinstance(sol, ConcreteSchedule), "the verdict let this point through"
+            return sol
         lat, c = min(feasible)
         best = self.pool[c]
         lj, lk = best.lambdas(p)

@@ -8,6 +8,7 @@ it came from. Constraints are normalised to ``expr >= 0`` or ``expr == 0``; a st
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -90,10 +91,35 @@ class Affine:
         )
 
 
-def parse_affine(text: str | int, known: Iterable[str], where: str) -> Affine:
-    """Parse ``text`` as an affine expression over ``known`` names; ``where`` names the place."""
-    import sympy
+def _plain(node: ast.AST) -> Affine | None:
+    """The affine value of a Python expression of integers, names, ``+``, ``-`` and
+    products with a constant; None for anything else (then sympy decides)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Affine.of({}, node.value)
+    if isinstance(node, ast.Name):
+        return Affine.of({node.id: 1})
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        x = _plain(node.operand)
+        return None if x is None else (-x if isinstance(node.op, ast.USub) else x)
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        return None
+    a, b = _plain(node.left), _plain(node.right)
+    if a is None or b is None:
+        return None
+    if isinstance(node.op, ast.Add):
+        return a + b
+    if isinstance(node.op, ast.Sub):
+        return a - b
+    if a.terms and b.terms:
+        return None
+    c, x = (a.const, b) if not a.terms else (b.const, a)
+    return Affine.of({k: v * c for k, v in x.terms}, x.const * c)
 
+
+def parse_affine(text: str | int, known: Iterable[str], where: str) -> Affine:
+    """Parse ``text`` as an affine expression over ``known`` names; ``where`` names the place.
+    Plain sums of integer multiples are read directly (the built-in kernels' bounds and
+    subscripts, without sympy); anything else goes through sympy."""
     if isinstance(text, bool):
         raise SpecError(f"{where}: expected an affine expression, got {text!r}")
     if isinstance(text, int):
@@ -104,6 +130,18 @@ def parse_affine(text: str | int, known: Iterable[str], where: str) -> Affine:
     for name in _NAME.findall(text):
         if name not in known:
             raise SpecError(f"{where}: unknown name {name!r} in {text!r}")
+    try:
+        fast = _plain(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        fast = None
+    if fast is not None:
+        return fast
+    return _by_sympy(text, known, where)
+
+
+def _by_sympy(text: str, known: set[str], where: str) -> Affine:
+    import sympy
+
     symbols = {n: sympy.Symbol(n, integer=True) for n in known}
     try:
         expr = sympy.sympify(text, locals=symbols, rational=True)

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from polyjoule.library.kernels import get
+from polyjoule.targets.tcpa.array import load_array
 from polyjoule.targets.tcpa.target import TcpaTarget, evaluate
 
 
@@ -43,10 +44,13 @@ def test_analyze_warns_with_the_cause_and_numbers(tmp_path) -> None:
     assert [c["cause"] for c in doc["capacity"]] == ["fd-depth", "dram-bandwidth"]
 
 
-def test_analyze_warning_agrees_with_the_search() -> None:
+def test_analyze_warning_agrees_with_the_search(tmp_path) -> None:
     """The causes ``analyze`` names are the ones the search refuses the same mapping for."""
+    arch = tmp_path / "fifo8.yaml"
+    arch.write_text("version: 2\nname: fifo8\nrows: 1\ncols: 8\npe: {fd_fifos: 8}\n")
     k = get("jacobi-1d")
-    out = _analyze("jacobi-1d", "--array", "1x8", "--set", "TSTEPS=20,N=30", "--json")
+    out = _analyze("jacobi-1d", "--array", str(arch), "--set", "TSTEPS=20,N=30", "--json")
     named = {c["cause"] for c in json.loads(out.stdout)["capacity"]}
-    b = evaluate(TcpaTarget(), k, (1, 8), None, {"TSTEPS": np.asarray([20]), "N": np.asarray([30])})
+    b = evaluate(TcpaTarget(load_array(arch)), k, (1, 8), None,
+                 {"TSTEPS": np.asarray([20]), "N": np.asarray([30])})
     assert named == {c for c, m in b.causes.masks.items() if m[0]} == {"fd-count"}

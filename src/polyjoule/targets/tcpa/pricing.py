@@ -86,7 +86,7 @@ class Derived:
 _DERIVED: dict[Any, Derived] = {}
 _ANALYSES: dict[Any, Any] = {}
 _SCHEDULES: dict[Any, list[Any]] = {}
-_FIFOS: dict[int, tuple[Any, FifoRules]] = {}
+_FIFOS: dict[Any, tuple[Any, FifoRules]] = {}
 
 
 def clear_memos() -> None:
@@ -112,11 +112,13 @@ def derived(kernel: Any, axes: tuple[str, ...], n: int, array: ProcessorArray,
     return out
 
 
-def _fifo_rules(candidate: Any) -> FifoRules:
-    """The compiled FIFO rules of a scanning order, built once per candidate."""
-    hit = _FIFOS.get(id(candidate))
-    if hit is None or hit[0] is not candidate:
-        hit = _FIFOS[id(candidate)] = (candidate, FifoRules(candidate))
+def _fifo_rules(candidate: Any, pi: int = 1) -> FifoRules:
+    """The compiled FIFO rules of a scanning order (or of an integer program's schedule,
+    :class:`_Fixed`, kept by value), built once per candidate."""
+    key: Any = candidate if isinstance(candidate, _Fixed) else id(candidate)
+    hit = _FIFOS.get(key)
+    if hit is None or (hit[0] is not candidate and not isinstance(candidate, _Fixed)):
+        hit = _FIFOS[key] = (candidate, FifoRules(candidate, pi))
     return hit[1]
 
 
@@ -205,20 +207,64 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
         c for c in sched.pool if tuple(pra.dims[l].name for l in c.order) == tuple(order)]
     big = np.iinfo(np.int64).max
     feas = [np.broadcast_to(c.feasible(extents, p), (n,)) for c in pool]
-    lat = np.stack([np.where(f, c.latency_many(v, p), big) for c, f in zip(pool, feas, strict=True)])
+    lat = np.stack([np.where(f, c.latency_many(v, p), big) for c, f in zip(pool, feas, strict=True)]
+                   ) if pool else np.full((1, n), big)
     pick = np.argmin(lat, axis=0)
-    ok = np.logical_or.reduce(feas)
-    if not ok.all():
-        out.add(Illegal("no-schedule", f"{pra.name}: scanning order "
-                        f"{'auto' if order is None else '/'.join(order)} violates a dependence"), ~ok)
+    lat = np.min(lat, axis=0)
+    ok = np.logical_or.reduce(feas) if pool else np.zeros(n, bool)
     depth = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
     for j, c in enumerate(pool):
         d, m = _fifo_rules(c).needs(extents, p, v)
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
+    miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
+    if order is None and sched.auto and miss.any():  # the integer program, as analyze
+        found, ilp = _ilp_points(sched, v, extents, p, miss)
+        lat, depth, count = (np.where(found, x, y) for x, y in zip(ilp, (lat, depth, count),
+                                                                      strict=True))
+        ok = ok | found
+    if not ok.all():
+        out.add(Illegal("no-schedule", f"{pra.name}: scanning order "
+                        f"{'auto' if order is None else '/'.join(order)} violates a dependence"), ~ok)
     check(out, caps, {"fd-depth": depth, "fd-count": count, "rd-count": np.full(n, rd_need(pra))})
-    return np.where(ok, np.min(lat, axis=0), 0), t_eff
+    return np.where(ok, lat, 0), t_eff
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    """A schedule of the integer program as the FIFO rules read a scanning order: its
+    (integer) ``lambda_J`` and the phase's dependence cases."""
+
+    pra: Any
+    lambda_J: tuple[int, ...]
+    deps: tuple[Any, ...]
+
+
+def _ilp_points(sched: Any, v: Mapping[str, Any], extents: list[np.ndarray], p: list[np.ndarray],
+                where: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """(found, (latency, FIFO depth, FIFO count)) at the points ``where``: per point the
+    integer program's schedule at its tile sizes (:meth:`Schedule.ilp_at`, what ``analyze``
+    and the simulator run there) and the FIFO rules of its ``lambda_J``."""
+    from polyjoule.analysis.schedule import ConcreteSchedule
+
+    n = where.size
+    found = np.zeros(n, bool)
+    out = [np.zeros(n, np.int64) for _ in range(3)]
+    full = [np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)) for x in (*extents, *p)]
+    vals = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)) for k, x in v.items()}
+    k = len(extents)
+    for j in np.flatnonzero(where):
+        c = sched.ilp_at({key: int(x[j]) for key, x in vals.items()}, [int(x[j]) for x in full[k:]])
+        if not isinstance(c, ConcreteSchedule):
+            continue
+        rules = _fifo_rules(_Fixed(sched.pra, tuple(c.lambda_J), tuple(sched.deps)), sched.pi)
+        d, m = rules.needs([x[j:j + 1] for x in full[:k]], [x[j:j + 1] for x in full[k:]],
+                           {key: x[j:j + 1] for key, x in vals.items()})
+        found[j] = True
+        for arr, val in zip(out, (c.latency, int(d[0]), int(m[0])), strict=True):
+            arr[j] = val
+    return found, tuple(out)
 
 
 @dataclass
@@ -380,11 +426,11 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
         pes = max(pes, int(np.prod([-(-e // q) for e, q in zip(extents, sizes, strict=True)])))
         if not isinstance(s, Schedule):
             continue
-        order = s.at(scalar).order
-        cand = next((c for c in s.candidates if c.order == order), None)
-        if cand is None:  # scheduled by the integer program here: no FIFO formula
-            continue
-        depth, count = _fifo_rules(cand).needs(extents, sizes, v)
+        cs = s.at(scalar)
+        rules = (_fifo_rules(next(c for c in s.candidates if c.order == cs.order))
+                 if cs.method == "scan"
+                 else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
+        depth, count = rules.needs(extents, sizes, v)
         check(out, caps, {"fd-depth": depth, "fd-count": count,
                           "rd-count": np.asarray([rd_need(ph.pra)])})
     iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),

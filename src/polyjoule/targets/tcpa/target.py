@@ -361,10 +361,12 @@ def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
     memo: dict[Any, Any] = {}
     for part in plan:
         d, pts = part.derived, part.points
+        own = []
         for o in placed_orders(d):
             pr = price(d, tgt.array, o, pts, tgt.bandwidth_bound, memo, tgt.store)
-            blocks.append(_Block(TcpaMapping((0, 0), o, pts.values, kernel.name, part.axes),
-                                 pr.causes, pr.price, pts, part.perm))
+            own.append(_Block(TcpaMapping((0, 0), o, pts.values, kernel.name, part.axes),
+                              pr.causes, pr.price, pts, part.perm))
+        blocks += own + _by_ilp(tgt, part, own)
     t2 = time.perf_counter()
     census, indep = _census(blocks, relieve)
     cands, accepted = _rank(tgt, blocks, relieve, top)
@@ -374,6 +376,25 @@ def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
     if relieve:
         res.relief = _relief(blocks, relieve)
     return res
+
+
+def _by_ilp(tgt: TcpaTarget, part: _Part, own: list[_Block]) -> list[_Block]:
+    """The points of a placement where no scanning order is feasible, scheduled by the
+    integer program (``auto``: what ``analyze`` runs there); none for a multi-phase kernel,
+    whose ``auto`` order already falls back to it."""
+    if len(own) < 2 and (not own or own[0].mapping.order is None):
+        return []
+    none = np.ones(len(part.points), bool)
+    for b in own:
+        none &= b.causes.masks.get("no-schedule", np.zeros(len(part.points), bool))
+        for c in STRUCTURAL[:3]:
+            none &= ~b.causes.masks.get(c, np.zeros(len(part.points), bool))
+    if not none.any():
+        return []
+    pts = part.points.take(np.flatnonzero(none))
+    pr = price(part.derived, tgt.array, None, pts, tgt.bandwidth_bound, None, tgt.store)
+    return [_Block(TcpaMapping((0, 0), None, pts.values, own[0].mapping.kernel, part.axes),
+                   pr.causes, pr.price, pts, part.perm)]
 
 
 def _distinct(kernel: Any, shapes_: list[tuple[int, int]]) -> list[tuple[int, int]]:
