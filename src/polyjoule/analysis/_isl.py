@@ -63,6 +63,12 @@ def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -
     return pwqp.gist_params(ctx).coalesce()
 
 
+def conditions(params: list[str], context: list[str]) -> tuple[Cond, ...]:
+    """The parameter ``context`` as conditions over ``params`` (div-free)."""
+    ctx = isl.BasicSet(f"[{', '.join(params)}] -> {{ : {' and '.join(context) or 'true'} }}")
+    return _conds_of(ctx, len(params), [])
+
+
 def _cond_text(c: Cond, names: list[str], divs: tuple[Div, ...]) -> str:
     parts = [f"{a}*{n}" for a, n in zip(c.coeffs, names, strict=True) if a]
     for a, d in zip(c.dcoeffs, divs, strict=True):

@@ -243,7 +243,9 @@ class _Rewriter:
         bn = sum(-a for n, a in rest.terms if a < 0 and n == grp.r)
         c0 = rest.const
         hi = an + bn + max(0, -(c0 + bp + an))
-        lo = -(ap + bp) - max(1, c0 - ap - bn + 1) + 1
+        # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
+        # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
+        lo = -(ap + bp) + min(1, ap + bn - c0)
         dmin, dmax = _delta_range(delta, grp.t)
         if not c.eq and dmin is not None and hi <= dmin:
             return [[]]  # delta >= hi for every tile: always true
@@ -386,7 +388,8 @@ def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, np
                         [[list(c) for c in u] for u in unions])
     pwqp = _isl.in_context(pwqp, params, list(context))
     formula = _isl.to_formula(pwqp, params)
-    formula = merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp))
+    formula = merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
+                           _isl.conditions(params, list(context)))
     return _isl.simplify_domains(formula, list(context))
 
 
