@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from polyjoule.analysis import _isl
 from polyjoule.analysis.formula import Cond, Div, Formula, Piece
-from polyjoule.analysis.simplify import merge_pieces
+from polyjoule.analysis.simplify import merge_groups
 from polyjoule.errors import NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
 from polyjoule.model.affine import Affine, Constraint
@@ -166,6 +166,7 @@ class _Rewriter:
         self.split_dims = set(self.dim_group) if fixed is None else {
             l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
+        self._pieces: dict[Constraint, list[list[str]]] = {}
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -216,7 +217,14 @@ class _Rewriter:
         return Affine.of(g, const), out
 
     def pieces(self, c: Constraint) -> list[list[str]]:
-        """The constraint as a union of conjunctions of isl constraint texts."""
+        """The constraint as a union of conjunctions of isl constraint texts (once per
+        constraint: cases of one statement share their ``when``)."""
+        hit = self._pieces.get(c)
+        if hit is None:
+            hit = self._pieces[c] = self._rewrite(c)
+        return hit
+
+    def _rewrite(self, c: Constraint) -> list[list[str]]:
         op = "=" if c.eq else ">="
         rest, deltas = self.split(c.expr)
         text = rest.isl()
@@ -388,9 +396,9 @@ def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, np
                         [[list(c) for c in u] for u in unions])
     pwqp = _isl.in_context(pwqp, params, list(context))
     formula = _isl.to_formula(pwqp, params)
-    formula = merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
-                           _isl.conditions(params, list(context)))
-    return _isl.simplify_domains(formula, list(context))
+    groups = merge_groups(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
+                          _isl.conditions(tuple(params), context))
+    return _isl.merged(pwqp, formula, groups, params, list(context))
 
 
 def _embed(f: Formula, names: list[str], full: list[str]) -> Formula:
@@ -488,10 +496,10 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
     return _Counter(pra, tiling, groups, fixed, split).count(case)
 
 
-def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
+def _key(pra: PRA, tiling: Tiling, case: Case, domain: frozenset[Constraint]) -> tuple[object, ...]:
     """Cases with the same condition space and case conditions have the same volume."""
     tiles = {l: Affine.of({f"p{l}": 1}) for l in range(pra.n) if tiling.tiled(l)}
-    return (frozenset(pra.statement_space(case.statement)),
+    return (domain | frozenset(case.statement.when),
             frozenset(case.conditions(pra.dim_names, tiles)))
 
 
@@ -519,9 +527,10 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
+    domain = frozenset(pra.domain())
     with paused_gc():
         for c in cases(pra, tiling):
-            key = _key(pra, tiling, c)
+            key = _key(pra, tiling, c, domain)
             if key not in memo:
                 split = _splits(pra, groups, c) if groups is not None else {}
                 how = tuple(sorted((l, g.index) for l, g in split.items()))

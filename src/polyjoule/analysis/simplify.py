@@ -195,7 +195,21 @@ def _agree_at(vars_: tuple[str, ...], a: Piece, b: Piece, conds: tuple[Cond, ...
 def merge_pieces(f: Formula, samples: list[list[dict[str, int]]] | None = None,
                  prove: Callable[[int, int], bool] | None = None,
                  context: Sequence[Cond] = ()) -> Formula:
-    """Absorb pieces into one whose polynomial agrees on their domains.
+    """Absorb pieces into one whose polynomial agrees on their domains (see
+    :func:`merge_groups`)."""
+    out = []
+    for a, *absorbed in merge_groups(f, samples, prove, context):
+        merged = f.pieces[a]
+        for b in absorbed:
+            merged = _absorb(merged, f.pieces[b])
+        out.append(merged)
+    return Formula(f.vars, tuple(out))
+
+
+def merge_groups(f: Formula, samples: list[list[dict[str, int]]] | None = None,
+                 prove: Callable[[int, int], bool] | None = None,
+                 context: Sequence[Cond] = ()) -> list[list[int]]:
+    """Pieces in groups ``[a, b, ...]``: ``a``'s polynomial agrees on the domains of the rest.
 
     Candidates to absorb into are tried most generic first (fewest equalities in their
     domain): the polynomial Barvinok found for the general case usually covers the rest.
@@ -206,7 +220,7 @@ def merge_pieces(f: Formula, samples: list[list[dict[str, int]]] | None = None,
     """
     pieces = list(f.pieces)
     if len(pieces) < 2:
-        return f
+        return [[i] for i in range(len(pieces))]
     cache: dict[int, tuple[sympy.Expr, list[Conj]]] = {}
 
     def parts(i: int) -> tuple[sympy.Expr, list[Conj]]:
@@ -239,13 +253,10 @@ def merge_pieces(f: Formula, samples: list[list[dict[str, int]]] | None = None,
         return all(_agree_on(pa - pb[0], pb[1][k]) for k in left)
 
     alive = sorted(range(len(pieces)), key=generality)
-    out: list[Piece] = []
+    out: list[list[int]] = []
     while alive:
         a = alive[0]
         absorbed = [b for b in alive[1:] if agrees(a, b)]
-        merged = pieces[a]
-        for b in absorbed:
-            merged = _absorb(merged, pieces[b])
-        out.append(merged)
+        out.append([a, *absorbed])
         alive = [b for b in alive[1:] if b not in absorbed]
-    return Formula(f.vars, tuple(out))
+    return out
