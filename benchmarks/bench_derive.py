@@ -12,7 +12,8 @@ Per kernel, best of ``--repeat``:
   (the per-process class memo of ``analysis.counts`` is hot, no formula cache).
 
 ``--breakdown`` adds, per kernel, the CPU seconds of a cold derivation (``cpu``: what a
-quiet machine's wall clock would show) and where it spends its time (a profiled cold
+quiet machine's wall clock would show; like ``derive_seconds`` it leaves out reading the
+kernel and the array declaration) and where it spends its time (a profiled cold
 derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``), merging pieces (``merge``, isl proofs and sympy),
 domain simplification (``domains``), products of class counts (``product``), and the
 schedule the first evaluation builds (``schedule``, not part of ``derive_seconds``).
@@ -31,9 +32,10 @@ import time
 
 from polyjoule.library.kernels import names
 
-#: part -> the functions it is spent in (``card``/``intersect``: before issue 16)
-PARTS = {"isl card": ["card_of", "card", "intersect"], "merge": ["merge_pieces"],
-         "domains": ["simplify_domains"], "product": ["times"]}
+#: part -> the functions it is spent in (``card``/``intersect``: before issue 16;
+#: ``merge_pieces``/``simplify_domains``: before the third pass, now ``merge_groups``/``merged``)
+PARTS = {"isl card": ["card_of", "card", "intersect"], "merge": ["merge_pieces", "merge_groups"],
+         "domains": ["simplify_domains", "merged"], "product": ["times"]}
 
 
 def _run(kernel: str, array: str, env: dict[str, str], no_cache: bool) -> float:
@@ -82,10 +84,14 @@ import cProfile, json, pstats, sys, time
 from polyjoule.analysis import analyze
 from polyjoule.library.kernels import get
 k = get(sys.argv[1]); shape = tuple(int(x) for x in sys.argv[2].split("x"))
+from polyjoule.targets.tcpa.array import default_array
+default_array(shape)  # read before analyze's clock starts, as derive_seconds does
 c0 = time.process_time(); a = analyze(k, shape); cpu = time.process_time() - c0
-from polyjoule.analysis import counts
-if hasattr(counts, "_class_count"):
-    counts._class_count.cache_clear()  # the profiled run derives afresh too
+from polyjoule.analysis import counts, _isl
+for mod in (counts, _isl):  # the profiled run derives afresh too
+    for f in vars(mod).values():
+        if hasattr(f, "cache_clear") and getattr(f, "__module__", "") == mod.__name__:
+            f.cache_clear()
 prof = cProfile.Profile(); prof.enable(); analyze(k, shape); prof.disable()
 t0 = time.perf_counter(); a.schedules(); sched = time.perf_counter() - t0
 st = pstats.Stats(prof).stats
