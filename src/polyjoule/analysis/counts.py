@@ -243,17 +243,7 @@ class _Rewriter:
         bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        # g = rest lies in [g_min, g_max] with 0 <= j <= p-1 and 1 <= r <= p (p >= 1):
-        # delta >= hi makes the constraint always true, delta < lo always false.
-        ap = sum(a for n, a in rest.terms if a > 0 and n != grp.r)
-        an = sum(-a for n, a in rest.terms if a < 0 and n != grp.r)
-        bp = sum(a for n, a in rest.terms if a > 0 and n == grp.r)
-        bn = sum(-a for n, a in rest.terms if a < 0 and n == grp.r)
-        c0 = rest.const
-        hi = an + bn + max(0, -(c0 + bp + an))
-        # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
-        # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
-        lo = -(ap + bp) + min(1, ap + bn - c0)
+        lo, hi = _offsets(rest, grp.r)
         dmin, dmax = _delta_range(delta, grp.t)
         if not c.eq and dmin is not None and hi <= dmin:
             return [[]]  # delta >= hi for every tile: always true
@@ -265,6 +255,21 @@ class _Rewriter:
             if (dmin is None or d >= dmin) and (dmax is None or d <= dmax):
                 out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
         return out
+
+
+def _offsets(g: Affine, r: str) -> tuple[int, int]:
+    """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
+    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= 1``):
+    ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
+    ap = sum(a for n, a in g.terms if a > 0 and n != r)
+    an = sum(-a for n, a in g.terms if a < 0 and n != r)
+    bp = sum(a for n, a in g.terms if a > 0 and n == r)
+    bn = sum(-a for n, a in g.terms if a < 0 and n == r)
+    c0 = g.const
+    hi = an + bn + max(0, -(c0 + bp + an))
+    # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
+    # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
+    return -(ap + bp) + min(1, ap + bn - c0), hi
 
 
 def _delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
