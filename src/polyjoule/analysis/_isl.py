@@ -43,19 +43,22 @@ class Sets:
 def card_of(params: list[str], dims: list[str], context: list[str],
             unions: list[list[list[str]]]) -> isl.PwQPolynomial:
     """Barvinok count of the conjunction of ``context`` and ``unions`` (each a union of
-    conjunctions of constraint texts). The plain constraints are parsed as one conjunction
-    and the unions intersected one by one, coalescing as it goes (one text would be
-    expanded into the product of all the disjunctions); a union's set is parsed once per
-    process (classes of one kernel share most of them)."""
+    conjunctions of constraint texts): the sets of the constraints and unions intersected,
+    then coalesced once (one text would be expanded into the product of all the
+    disjunctions; coalescing after each union costs more than once at the end). Each
+    constraint and each union is parsed once per process (classes share most of them;
+    parsing costs ten times an intersection)."""
     head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
     plain = list(context) + [c[0] for u in unions if len(u) == 1 for c in u if len(c) == 1]
-    out = _parsed(head + (" and ".join(plain) or "true") + " }")
+    out = _parsed(head + "true }")
+    for c in plain:
+        out = out.intersect(_parsed(head + c + " }"))
     for u in unions:
         if len(u) == 1 and len(u[0]) == 1:
             continue
         alt = " or ".join("(" + (" and ".join(c) or "true") + ")" for c in u) or "false"
-        out = out.intersect(_parsed(head + alt + " }")).coalesce()
-    return out.card().coalesce()
+        out = out.intersect(_parsed(head + alt + " }"))
+    return out.coalesce().card().coalesce()
 
 
 @functools.lru_cache(maxsize=4096)
