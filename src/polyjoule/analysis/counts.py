@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import operator
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -432,30 +433,49 @@ def times(a: Formula, b: Formula) -> Formula:
     nv = len(a.vars)
     pieces = []
     for pa in a.pieces:
+        na = len(pa.divs)
         for pb in b.pieces:
-            na, nb = len(pa.divs), len(pb.divs)
-            da = [tuple(Cond(c.coeffs, c.dcoeffs + (0,) * nb, c.const, c.eq) for c in conj) for conj in pa.domain]
-            db = [tuple(Cond(c.coeffs, (0,) * na + c.dcoeffs, c.const, c.eq) for c in conj) for conj in pb.domain]
+            nb = len(pb.divs)
+            da = pa.domain if not nb else tuple(_pad(conj, 0, nb) for conj in pa.domain)
+            db = pb.domain if not na else tuple(_pad(conj, na, 0) for conj in pb.domain)
             domain = tuple(conj for conj in (_conjoin(x, y) for x in da for y in db) if conj is not None)
             if not domain:
                 continue
             terms: dict[tuple[int, ...], int] = {}
             for ca, ea in pa.terms:
+                head, tail = ea[:nv], ea[nv:]
                 for cb, eb in pb.terms:
-                    e = tuple(x + y for x, y in zip(ea[:nv], eb[:nv], strict=True)) + ea[nv:] + eb[nv:]
+                    e = (*map(operator.add, head, eb[:nv]), *tail, *eb[nv:])
                     terms[e] = terms.get(e, 0) + ca * cb
             pieces.append(Piece(pa.divs + pb.divs, domain,
                                 tuple((c, e) for e, c in terms.items() if c), pa.den * pb.den))
     return Formula(a.vars, tuple(pieces))
 
 
+def _pad(conj: tuple[Cond, ...], before: int, after: int) -> tuple[Cond, ...]:
+    """``conj`` with ``before`` and ``after`` more (unused) divs around its own."""
+    return tuple(Cond(c.coeffs, (0,) * before + c.dcoeffs + (0,) * after, c.const, c.eq) for c in conj)
+
+
 def _conjoin(x: tuple[Cond, ...], y: tuple[Cond, ...]) -> tuple[Cond, ...] | None:
     """``x and y`` without repeated conditions; ``None`` when plainly empty (bounds on one
     div-free variable that cross)."""
-    out = tuple(dict.fromkeys(x + y))
+    lx, hx = _var_bounds(x)
+    ly, hy = _var_bounds(y)
+    big = 10**18
+    for i in lx.keys() | ly.keys():
+        if max(lx.get(i, -big), ly.get(i, -big)) > min(hx.get(i, big), hy.get(i, big)):
+            return None
+    return tuple(dict.fromkeys(x + y))
+
+
+@functools.lru_cache(maxsize=8192)
+def _var_bounds(conj: tuple[Cond, ...]) -> tuple[dict[int, int], dict[int, int]]:
+    """Bounds on single div-free variables that ``conj`` states (``x + k >= 0``, ...); its
+    own contradiction shows as crossed bounds in one of them with itself."""
     lo: dict[int, int] = {}
     hi: dict[int, int] = {}
-    for c in out:
+    for c in conj:
         nz = [i for i, v in enumerate(c.coeffs) if v]
         if any(c.dcoeffs) or len(nz) != 1 or abs(c.coeffs[nz[0]]) != 1:
             continue
@@ -464,9 +484,7 @@ def _conjoin(x: tuple[Cond, ...], y: tuple[Cond, ...]) -> tuple[Cond, ...] | Non
             lo[i] = max(lo.get(i, -(10**18)), -c.const * sgn)
         if sgn < 0 or c.eq:  # -x + k >= 0: x <= k
             hi[i] = min(hi.get(i, 10**18), c.const if sgn < 0 else -c.const)
-    if any(lo[i] > hi[i] for i in lo if i in hi):
-        return None
-    return out
+    return lo, hi
 
 
 def _linked(unions: list[list[list[str]]], vars_of) -> list[list[list[list[str]]]]:  # type: ignore[no-untyped-def]
