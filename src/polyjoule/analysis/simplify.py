@@ -2,8 +2,12 @@
 
 Barvinok splits small parameter values (``t = 1``, ``r = p``) into pieces of their own even
 when the generic polynomial gives the same value there. A piece ``b`` is absorbed into ``a``
-when ``a``'s polynomial equals ``b``'s on every conjunction of ``b``'s domain (checked by
-substituting that conjunction's equalities, exactly, with sympy).
+when ``a``'s polynomial equals ``b``'s on every conjunction of ``b``'s domain within the
+context the caller guarantees (``1 <= r <= p``, ...). Checked exactly: by isl, else by
+enumeration (a variable the conjunction bounds takes every value, an unbounded one ``D + 1``
+values, ``D`` the difference's degree in it: a polynomial of degree ``D`` in ``x`` that
+vanishes at ``D + 1`` values of ``x`` vanishes for all), else with sympy (equalities
+substituted, small ranges enumerated).
 """
 
 from __future__ import annotations
