@@ -402,6 +402,8 @@ def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, np
                         [[list(c) for c in u] for u in unions])
     pwqp = _isl.in_context(pwqp, params, list(context))
     formula = _isl.to_formula(pwqp, params)
+    if len(formula.pieces) < 2:  # nothing to merge: no sample points, no proofs
+        return formula
     groups = merge_groups(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
                           _isl.conditions(tuple(params), context))
     return _isl.merged(pwqp, formula, groups, params, list(context))
