@@ -83,15 +83,6 @@ def conditions(params: tuple[str, ...], context: tuple[str, ...]) -> tuple[Cond,
     return _conds_of(ctx, len(params), [])
 
 
-def _cond_text(c: Cond, names: list[str], divs: tuple[Div, ...]) -> str:
-    parts = [f"{a}*{n}" for a, n in zip(c.coeffs, names, strict=True) if a]
-    for a, d in zip(c.dcoeffs, divs, strict=True):
-        if a:
-            inner = " + ".join([f"{x}*{n}" for x, n in zip(d.coeffs, names, strict=True) if x] + [str(d.const)])
-            parts.append(f"{a}*floor(({inner})/{d.den})")
-    return f"{' + '.join(parts + [str(c.const)])} {'=' if c.eq else '>='} 0"
-
-
 def merged(pwqp: isl.PwQPolynomial, f: Formula, groups: list[list[int]], params: list[str],
            context: list[str]) -> Formula:
     """``f`` (``pwqp`` converted) with each group ``[a, b, ...]`` of pieces as one: ``a``'s
