@@ -43,47 +43,66 @@ class Sets:
 def card_of(params: list[str], dims: list[str], context: list[str],
             unions: list[list[list[str]]]) -> isl.PwQPolynomial:
     """Barvinok count of the conjunction of ``context`` and ``unions`` (each a union of
-    conjunctions of constraint texts). The plain constraints are parsed as one conjunction
-    and the unions intersected one by one, coalescing as it goes (one text would be
-    expanded into the product of all the disjunctions)."""
+    conjunctions of constraint texts): the sets of the constraints and unions intersected,
+    then coalesced once (one text would be expanded into the product of all the
+    disjunctions; coalescing after each union costs more than once at the end). Each
+    constraint and each union is parsed once per process (classes share most of them;
+    parsing costs ten times an intersection)."""
     head = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
     plain = list(context) + [c[0] for u in unions if len(u) == 1 for c in u if len(c) == 1]
-    out = isl.Set(head + (" and ".join(plain) or "true") + " }")
+    out = _parsed(head + "true }")
+    for c in plain:
+        out = out.intersect(_parsed(head + c + " }"))
     for u in unions:
         if len(u) == 1 and len(u[0]) == 1:
             continue
         alt = " or ".join("(" + (" and ".join(c) or "true") + ")" for c in u) or "false"
-        out = out.intersect(isl.Set(head + alt + " }")).coalesce()
-    return out.card().coalesce()
+        out = out.intersect(_parsed(head + alt + " }"))
+    return out.coalesce().card().coalesce()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> isl.Set:
+    return isl.Set(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _context(params: tuple[str, ...], context: tuple[str, ...]) -> isl.Set:
+    return isl.Set(f"[{', '.join(params)}] -> {{ : {' and '.join(context) or 'true'} }}")
 
 
 def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -> isl.PwQPolynomial:
     """``pwqp`` simplified under the parameter ``context`` (what evaluation validates)."""
-    ctx = isl.Set(f"[{', '.join(params)}] -> {{ : {' and '.join(context) or 'true'} }}")
-    return pwqp.gist_params(ctx).coalesce()
+    return pwqp.gist_params(_context(tuple(params), tuple(context))).coalesce()
 
 
-def _cond_text(c: Cond, names: list[str], divs: tuple[Div, ...]) -> str:
-    parts = [f"{a}*{n}" for a, n in zip(c.coeffs, names, strict=True) if a]
-    for a, d in zip(c.dcoeffs, divs, strict=True):
-        if a:
-            inner = " + ".join([f"{x}*{n}" for x, n in zip(d.coeffs, names, strict=True) if x] + [str(d.const)])
-            parts.append(f"{a}*floor(({inner})/{d.den})")
-    return f"{' + '.join(parts + [str(c.const)])} {'=' if c.eq else '>='} 0"
+@functools.lru_cache(maxsize=256)
+def conditions(params: tuple[str, ...], context: tuple[str, ...]) -> tuple[Cond, ...]:
+    """The parameter ``context`` as conditions over ``params`` (div-free)."""
+    (ctx,) = _context(params, context).get_basic_sets()
+    return _conds_of(ctx, len(params), [])
 
 
-def simplify_domains(f: Formula, context: list[str]) -> Formula:
-    """Each piece's domain coalesced and simplified under ``context``: a piece that merging
-    made hold everywhere loses its conditions (products of such formulas stay small)."""
-    names = list(f.vars)
-    ctx = isl.Set(f"[{', '.join(names)}] -> {{ : {' and '.join(context) or 'true'} }}")
+def merged(pwqp: isl.PwQPolynomial, f: Formula, groups: list[list[int]], params: list[str],
+           context: list[str]) -> Formula:
+    """``f`` (``pwqp`` converted) with each group ``[a, b, ...]`` of pieces as one: ``a``'s
+    polynomial on the union of the group's domains, coalesced and simplified under
+    ``context`` (a union that holds everywhere loses its conditions, so products of such
+    formulas stay small). A piece alone is kept as isl simplified it."""
+    doms = [d for d, _ in pwqp.get_pieces()]
+    ctx = _context(tuple(params), tuple(context))
     pieces = []
-    for p in f.pieces:
-        alt = " or ".join("(" + (" and ".join(_cond_text(c, names, p.divs) for c in conj) or "true") + ")"
-                          for conj in p.domain) or "false"
-        dom = isl.Set(f"[{', '.join(names)}] -> {{ : {alt} }}").coalesce().gist(ctx).coalesce()
+    for a, *rest in groups:
+        p = f.pieces[a]
+        if not rest:
+            pieces.append(p)
+            continue
+        dom = doms[a]
+        for b in rest:
+            dom = dom.union(doms[b])
+        dom = dom.coalesce().gist(ctx).coalesce()
         divs = list(p.divs)
-        conjs = [_conds_of(b, len(names), divs) for b in dom.get_basic_sets()]
+        conjs = [_conds_of(b, len(params), divs) for b in dom.get_basic_sets()]
         nd = len(divs)
         domain = tuple(tuple(Cond(c.coeffs, c.dcoeffs + (0,) * (nd - len(c.dcoeffs)), c.const, c.eq)
                              for c in conj) for conj in conjs)

@@ -24,13 +24,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import operator
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from polyjoule.analysis import _isl
 from polyjoule.analysis.formula import Cond, Div, Formula, Piece
-from polyjoule.analysis.simplify import merge_pieces
+from polyjoule.analysis.simplify import merge_groups
 from polyjoule.errors import NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
 from polyjoule.model.affine import Affine, Constraint
@@ -166,6 +167,7 @@ class _Rewriter:
         self.split_dims = set(self.dim_group) if fixed is None else {
             l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
+        self._pieces: dict[Constraint, list[list[str]]] = {}
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -216,7 +218,14 @@ class _Rewriter:
         return Affine.of(g, const), out
 
     def pieces(self, c: Constraint) -> list[list[str]]:
-        """The constraint as a union of conjunctions of isl constraint texts."""
+        """The constraint as a union of conjunctions of isl constraint texts (once per
+        constraint: cases of one statement share their ``when``)."""
+        hit = self._pieces.get(c)
+        if hit is None:
+            hit = self._pieces[c] = self._rewrite(c)
+        return hit
+
+    def _rewrite(self, c: Constraint) -> list[list[str]]:
         op = "=" if c.eq else ">="
         rest, deltas = self.split(c.expr)
         text = rest.isl()
@@ -235,15 +244,7 @@ class _Rewriter:
         bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        # g = rest lies in [g_min, g_max] with 0 <= j <= p-1 and 1 <= r <= p (p >= 1):
-        # delta >= hi makes the constraint always true, delta < lo always false.
-        ap = sum(a for n, a in rest.terms if a > 0 and n != grp.r)
-        an = sum(-a for n, a in rest.terms if a < 0 and n != grp.r)
-        bp = sum(a for n, a in rest.terms if a > 0 and n == grp.r)
-        bn = sum(-a for n, a in rest.terms if a < 0 and n == grp.r)
-        c0 = rest.const
-        hi = an + bn + max(0, -(c0 + bp + an))
-        lo = -(ap + bp) - max(1, c0 - ap - bn + 1) + 1
+        lo, hi = _offsets(rest, grp.r)
         dmin, dmax = _delta_range(delta, grp.t)
         if not c.eq and dmin is not None and hi <= dmin:
             return [[]]  # delta >= hi for every tile: always true
@@ -255,6 +256,21 @@ class _Rewriter:
             if (dmin is None or d >= dmin) and (dmax is None or d <= dmax):
                 out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
         return out
+
+
+def _offsets(g: Affine, r: str) -> tuple[int, int]:
+    """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
+    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= 1``):
+    ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
+    ap = sum(a for n, a in g.terms if a > 0 and n != r)
+    an = sum(-a for n, a in g.terms if a < 0 and n != r)
+    bp = sum(a for n, a in g.terms if a > 0 and n == r)
+    bn = sum(-a for n, a in g.terms if a < 0 and n == r)
+    c0 = g.const
+    hi = an + bn + max(0, -(c0 + bp + an))
+    # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
+    # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
+    return -(ap + bp) + min(1, ap + bn - c0), hi
 
 
 def _delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
@@ -386,8 +402,11 @@ def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, np
                         [[list(c) for c in u] for u in unions])
     pwqp = _isl.in_context(pwqp, params, list(context))
     formula = _isl.to_formula(pwqp, params)
-    formula = merge_pieces(formula, _isl.samples(pwqp, params), _isl.prover(pwqp))
-    return _isl.simplify_domains(formula, list(context))
+    if len(formula.pieces) < 2:  # nothing to merge: no sample points, no proofs
+        return formula
+    groups = merge_groups(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
+                          _isl.conditions(tuple(params), context))
+    return _isl.merged(pwqp, formula, groups, params, list(context))
 
 
 def _embed(f: Formula, names: list[str], full: list[str]) -> Formula:
@@ -416,30 +435,49 @@ def times(a: Formula, b: Formula) -> Formula:
     nv = len(a.vars)
     pieces = []
     for pa in a.pieces:
+        na = len(pa.divs)
         for pb in b.pieces:
-            na, nb = len(pa.divs), len(pb.divs)
-            da = [tuple(Cond(c.coeffs, c.dcoeffs + (0,) * nb, c.const, c.eq) for c in conj) for conj in pa.domain]
-            db = [tuple(Cond(c.coeffs, (0,) * na + c.dcoeffs, c.const, c.eq) for c in conj) for conj in pb.domain]
+            nb = len(pb.divs)
+            da = pa.domain if not nb else tuple(_pad(conj, 0, nb) for conj in pa.domain)
+            db = pb.domain if not na else tuple(_pad(conj, na, 0) for conj in pb.domain)
             domain = tuple(conj for conj in (_conjoin(x, y) for x in da for y in db) if conj is not None)
             if not domain:
                 continue
             terms: dict[tuple[int, ...], int] = {}
             for ca, ea in pa.terms:
+                head, tail = ea[:nv], ea[nv:]
                 for cb, eb in pb.terms:
-                    e = tuple(x + y for x, y in zip(ea[:nv], eb[:nv], strict=True)) + ea[nv:] + eb[nv:]
+                    e = (*map(operator.add, head, eb[:nv]), *tail, *eb[nv:])
                     terms[e] = terms.get(e, 0) + ca * cb
             pieces.append(Piece(pa.divs + pb.divs, domain,
                                 tuple((c, e) for e, c in terms.items() if c), pa.den * pb.den))
     return Formula(a.vars, tuple(pieces))
 
 
+def _pad(conj: tuple[Cond, ...], before: int, after: int) -> tuple[Cond, ...]:
+    """``conj`` with ``before`` and ``after`` more (unused) divs around its own."""
+    return tuple(Cond(c.coeffs, (0,) * before + c.dcoeffs + (0,) * after, c.const, c.eq) for c in conj)
+
+
 def _conjoin(x: tuple[Cond, ...], y: tuple[Cond, ...]) -> tuple[Cond, ...] | None:
     """``x and y`` without repeated conditions; ``None`` when plainly empty (bounds on one
     div-free variable that cross)."""
-    out = tuple(dict.fromkeys(x + y))
+    lx, hx = _var_bounds(x)
+    ly, hy = _var_bounds(y)
+    big = 10**18
+    for i in lx.keys() | ly.keys():
+        if max(lx.get(i, -big), ly.get(i, -big)) > min(hx.get(i, big), hy.get(i, big)):
+            return None
+    return tuple(dict.fromkeys(x + y))
+
+
+@functools.lru_cache(maxsize=8192)
+def _var_bounds(conj: tuple[Cond, ...]) -> tuple[dict[int, int], dict[int, int]]:
+    """Bounds on single div-free variables that ``conj`` states (``x + k >= 0``, ...); its
+    own contradiction shows as crossed bounds in one of them with itself."""
     lo: dict[int, int] = {}
     hi: dict[int, int] = {}
-    for c in out:
+    for c in conj:
         nz = [i for i, v in enumerate(c.coeffs) if v]
         if any(c.dcoeffs) or len(nz) != 1 or abs(c.coeffs[nz[0]]) != 1:
             continue
@@ -448,9 +486,7 @@ def _conjoin(x: tuple[Cond, ...], y: tuple[Cond, ...]) -> tuple[Cond, ...] | Non
             lo[i] = max(lo.get(i, -(10**18)), -c.const * sgn)
         if sgn < 0 or c.eq:  # -x + k >= 0: x <= k
             hi[i] = min(hi.get(i, 10**18), c.const if sgn < 0 else -c.const)
-    if any(lo[i] > hi[i] for i in lo if i in hi):
-        return None
-    return out
+    return lo, hi
 
 
 def _linked(unions: list[list[list[str]]], vars_of) -> list[list[list[list[str]]]]:  # type: ignore[no-untyped-def]
@@ -485,10 +521,10 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
     return _Counter(pra, tiling, groups, fixed, split).count(case)
 
 
-def _key(pra: PRA, tiling: Tiling, case: Case) -> tuple[object, ...]:
+def _key(pra: PRA, tiling: Tiling, case: Case, domain: frozenset[Constraint]) -> tuple[object, ...]:
     """Cases with the same condition space and case conditions have the same volume."""
     tiles = {l: Affine.of({f"p{l}": 1}) for l in range(pra.n) if tiling.tiled(l)}
-    return (frozenset(pra.statement_space(case.statement)),
+    return (domain | frozenset(case.statement.when),
             frozenset(case.conditions(pra.dim_names, tiles)))
 
 
@@ -516,9 +552,10 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
+    domain = frozenset(pra.domain())
     with paused_gc():
         for c in cases(pra, tiling):
-            key = _key(pra, tiling, c)
+            key = _key(pra, tiling, c, domain)
             if key not in memo:
                 split = _splits(pra, groups, c) if groups is not None else {}
                 how = tuple(sorted((l, g.index) for l, g in split.items()))
