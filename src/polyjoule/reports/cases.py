@@ -64,7 +64,6 @@ def _table_width(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> in
 
 def stacked(title: str, cases: Sequence[Case], line_width: int, multi: bool) -> list[str]:
     """The lines of the stacked layout (see the module's docstring)."""
-
     w = [max([len(h), *(len(getattr(c, a)) for c in cases)])
          for h, a in zip(HEADS[:4], ("case", "cls", "executions", "energy"), strict=True)]
     head = f"  {HEADS[0]:<{w[0]}}  {HEADS[1]:<{w[1]}}  {HEADS[2]:>{w[2]}}  {HEADS[3]:>{w[3]}}"
