@@ -215,7 +215,7 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: i
 
 def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
     """The lines under the tables: schedule, latency, static energy and power, timing."""
-    from polyjoule.reports.tables import energy
+    from polyjoule.reports.tables import energy, quantity
 
     out = []
     for ph in extra.get("schedule", []):
@@ -233,9 +233,9 @@ def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
         out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(
             f"{c} {energy(v)}" for c, v in extra["static_pj_by_component"].items())
             + f"), dynamic {energy(extra['dynamic_pj'])}, total {energy(extra['total_pj'])}; "
-            f"{extra['power_mw']:,.3f} mW at {extra['clock_mhz']:g} MHz, "
-            f"{extra['throughput_ips']:,.4g} iterations/s"
-            + (f", {per_op:.3f} pJ/op" if per_op is not None else ""))
+            f"{quantity(extra['power_mw'] / 1e3, 'W')} at {extra['clock_mhz']:g} MHz, "
+            f"{quantity(extra['throughput_ips'], 'iterations/s')}"
+            + (f", {energy(per_op)}/op" if per_op is not None else ""))
     out.append(f"derived in {a.derive_seconds:.3f} s "
                f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
     return out
