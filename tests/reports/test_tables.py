@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from polyjoule.reports.tables import Column, count, energy, print_table, wrap
+from polyjoule.reports.tables import (
+    Column,
+    count,
+    energy,
+    print_table,
+    quantity,
+    ranking,
+    scientific,
+    wrap,
+)
 
 
 @pytest.mark.parametrize(("pj", "text"), [
@@ -48,3 +57,32 @@ def test_wrap_splits_at_spaces_and_keeps_a_number_with_its_unit() -> None:
     assert all(len(x) <= 24 for x in lines)
     assert "4.09 mJ)" in " ".join(lines).replace("  ", " ")
     assert any(x.endswith("4.09 mJ)") for x in lines)
+
+
+@pytest.mark.parametrize(("value", "unit", "text"), [
+    (1.6e9, "iterations/s", "1.60 G iterations/s"), (2.115117, "W", "2.12 W"),
+    (0.260067, "W", "260 mW"), (0.0384714, "W", "38.5 mW"),
+    (999.96e6, "iterations/s", "1.00 G iterations/s"), (5.0, "iterations/s", "5.00 iterations/s"),
+])
+def test_a_quantity_has_three_significant_digits_and_an_si_prefix(value, unit, text) -> None:
+    assert quantity(value, unit) == text
+
+
+@pytest.mark.parametrize(("x", "text"), [
+    (4096.0, "4,096"), (2.064e9, "2.06e9"), (12.345, "12.3"), (4.253e6, "4.25e6"),
+    (-3.6e17, "-3.60e17"),
+])
+def test_scientific_has_no_plus_sign_or_leading_zero_in_the_exponent(x, text) -> None:
+    assert scientific(x) == text
+
+
+def test_a_ranking_names_its_objectives_in_words_with_units() -> None:
+    assert ranking(("energy_pj", "latency")) == "energy (pJ), then latency (cycles)"
+    assert ranking(("edp", "makespan")) == "EDP (pJ x cycles), then makespan (cycles)"
+    assert ranking(("unnamed",)) == "unnamed"
+
+
+def test_wrap_keeps_a_prefixed_rate_with_its_number() -> None:
+    text = "static 11.5 uJ, total 2.24 mJ; 2.12 W at 200 MHz, 1.60 G iterations/s, 331 pJ/op"
+    lines = wrap(text, 60)
+    assert any("1.60 G iterations/s" in x for x in lines), lines

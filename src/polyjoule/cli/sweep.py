@@ -25,12 +25,14 @@ if TYPE_CHECKING:
 
 
 def _fmt(x: float) -> str:
-    """Short (exact values in --csv/--json): ``4,096`` or ``2.06e+09``."""
-    return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:.2e}"
+    """Short (exact values in --csv/--json): ``4,096`` or ``2.06e9``."""
+    from polyjoule.reports.tables import scientific
+
+    return scientific(x)
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
-    from polyjoule.reports.tables import Column, count, energy, print_table
+    from polyjoule.reports.tables import Column, count, energy, in_words, print_table
 
     cols = result.columns
     if sort not in cols:
@@ -58,7 +60,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
                 f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
         rows.append(row)
     print_table(f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
-                f"by {sort} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
+                f"by {in_words(sort)} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
                 "size)", heads, rows, con=console)
 
 

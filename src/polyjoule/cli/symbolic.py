@@ -193,18 +193,15 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from polyjoule.reports.cases import Case, print_cases
     from polyjoule.reports.tables import Column, article, console, count, echo, energy, print_table
 
     con = console(wide)
-    multi = len(a.phases) > 1
-    print_table(
+    print_cases(
         f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array "
         f"({', '.join(f'{p}={v}' for p, v in r.values.items())})",
-        [Column("phase"), Column("statement"), Column("case", fold=False),
-         Column("class", fold=False), Column("formula"), Column("executions", number=True),
-         Column("energy", number=True)],
-        [(v.phase if multi else "", f"{v.statement}: {v.text}", v.case, v.cls, v.formula,
-          count(v.value), energy(v.energy_pj)) for v in r.volumes], con=con)
+        [Case(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
+              energy(v.energy_pj)) for v in r.volumes], con)
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
              for op, n in r.counts["ops"].items()]
@@ -218,7 +215,7 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: i
 
 def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
     """The lines under the tables: schedule, latency, static energy and power, timing."""
-    from polyjoule.reports.tables import energy
+    from polyjoule.reports.tables import energy, quantity
 
     out = []
     for ph in extra.get("schedule", []):
@@ -236,9 +233,9 @@ def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
         out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(
             f"{c} {energy(v)}" for c, v in extra["static_pj_by_component"].items())
             + f"), dynamic {energy(extra['dynamic_pj'])}, total {energy(extra['total_pj'])}; "
-            f"{extra['power_mw']:,.3f} mW at {extra['clock_mhz']:g} MHz, "
-            f"{extra['throughput_ips']:,.4g} iterations/s"
-            + (f", {per_op:.3f} pJ/op" if per_op is not None else ""))
+            f"{quantity(extra['power_mw'] / 1e3, 'W')} at {extra['clock_mhz']:g} MHz, "
+            f"{quantity(extra['throughput_ips'], 'iterations/s')}"
+            + (f", {energy(per_op)}/op" if per_op is not None else ""))
     out.append(f"derived in {a.derive_seconds:.3f} s "
                f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
     return out

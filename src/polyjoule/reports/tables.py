@@ -24,7 +24,8 @@ from rich.text import Text
 
 WIDE = 100_000
 NBSP = "\u00a0"
-GLUE = re.compile(r"\d (?:pJ|nJ|uJ|mJ|J|mW|MHz|cycles|s)\b")  # a number stays with its unit
+#: a number stays with its unit (on one line when text is wrapped)
+GLUE = re.compile(r"\d (?:[pnum]?J|[umk]?W|MHz|cycles|s|(?:[kMGT] )?iterations/s)\b")
 FOLDED_MIN = 8  # the narrowest a folded text column is made before rows become blocks
 UNITS = (("J", 1e12), ("mJ", 1e9), ("uJ", 1e6), ("nJ", 1e3), ("pJ", 1.0))
 
@@ -53,6 +54,60 @@ def _sig3(v: float) -> str:
     if abs(float(text)) >= 10 ** (3 - decimals) and decimals > 0:  # 9.996 -> 10.00 -> 10.0
         text = f"{v:.{decimals - 1}f}"
     return text
+
+
+PREFIXES = (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0), ("m", 1e-3),
+            ("u", 1e-6), ("n", 1e-9), ("p", 1e-12))
+
+
+def quantity(value: float, unit: str) -> str:
+    """A figure as energies are printed: three significant digits and an SI prefix
+    (``1.6e9, "iterations/s"`` -> ``1.60 G iterations/s``, ``0.26, "W"`` -> ``260 mW``).
+    A symbol takes its prefix (``mW``); a word is preceded by it (``G iterations/s``)."""
+    value = float(value)
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g} {unit}"
+    i = next((i for i, (_, scale) in enumerate(PREFIXES) if abs(value) >= scale),
+             len(PREFIXES) - 1)
+    text = _sig3(value / PREFIXES[i][1])
+    if abs(float(text.replace(",", ""))) >= 1000 and i > 0:  # 999.96 M rounds to 1.00 G
+        i -= 1
+        text = _sig3(value / PREFIXES[i][1])
+    prefix = PREFIXES[i][0]
+    return f"{text} {prefix}{unit}" if len(unit) <= 2 else f"{text} {prefix + ' ' if prefix else ''}{unit}"
+
+
+def scientific(x: float) -> str:
+    """Three significant digits, a power of ten past 9,999: ``4,096``, ``2.06e9``."""
+    x = float(x)
+    if not math.isfinite(x) or x == 0:
+        return f"{x:g}"
+    if abs(x) < 1e4:
+        return _sig3(x) if abs(x) < 1000 else f"{x:,.0f}"
+    mantissa, exp = f"{x:.2e}".split("e")
+    return f"{mantissa}e{int(exp)}"
+
+
+#: a field's name (a ranking's objective, a sort column) in words, with its unit
+FIELD_WORDS = {
+    "energy_pj": "energy (pJ)", "total_pj": "total energy (pJ)",
+    "dynamic_pj": "dynamic energy (pJ)", "static_pj": "static energy (pJ)",
+    "latency": "latency (cycles)", "latency_cycles": "latency (cycles)",
+    "makespan": "makespan (cycles)", "emits": "data instructions issued",
+    "edp": "EDP (pJ x cycles)", "power_mw": "power (mW)",
+    "throughput_ips": "throughput (iterations/s)", "utilisation": "PE utilisation",
+    "energy_per_op_pj": "energy per operation (pJ)",
+}
+
+
+def in_words(name: str) -> str:
+    """``energy_pj`` -> ``energy (pJ)``; a name without words of its own is kept."""
+    return FIELD_WORDS.get(name, name)
+
+
+def ranking(names: Sequence[str]) -> str:
+    """``("energy_pj", "latency")`` -> ``energy (pJ), then latency (cycles)``."""
+    return ", then ".join(in_words(n) for n in names)
 
 
 def count(n: int) -> str:

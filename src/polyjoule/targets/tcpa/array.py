@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from polyjoule.errors import SpecError
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.frontends.specfile import read_yaml
 from polyjoule.targets.tcpa.declaration import (
     SHIPPED,
     DeclarationSpec,
+    checked,
     overlay,
     shipped,
     split_sources,
@@ -162,10 +161,7 @@ def declaration(data: Any, where: str) -> ProcessorArray:
     plain, user_src = split_sources(data, where)
     if "io_buffers" in plain:
         base_src = {k: v for k, v in base_src.items() if not k.startswith("io_buffers.")}
-    try:
-        spec = DeclarationSpec.model_validate(overlay(base, plain))
-    except ValidationError as e:
-        raise validation_error(e, where) from None
+    spec = checked(overlay(base, plain), where)
     table = default_table()
     if spec.energy:
         table = table.merged(spec.energy, f"{where}: energy")

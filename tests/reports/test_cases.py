@@ -1,0 +1,62 @@
+"""The per-statement table of ``analyze`` (:mod:`polyjoule.reports.cases`): a table when it
+fits, else stacked; never a line past the width, never a digit or a formula lost."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from polyjoule.reports.cases import Case, formula_lines, print_cases
+
+LONG = ("N**2*TSTEPS - N**2*t0 - N*TSTEPS*t1 - 3*N*TSTEPS + N*t0*t1 + 3*N*t0 + 2*TSTEPS*t1 "
+        "+ 2*TSTEPS - 2*t0*t1 - 2*t0")
+PIECEWISE = ("TSTEPS*(N - 2) if t1 - 3 = 0 and p1 - 3 = 0 and -N + p1*t1 - p1 + 2 >= 0 or "
+             "N - p1*t1 + p1 - 3 = 0 and t1 - 2 = 0 and p1 - 3 = 0; else 0")
+CASES = [
+    Case("p", "S1: ac[i] = A[i, j]", "input", "DR", "N**2 - 4*N + 4", "1,684,804", "1.09 mJ"),
+    Case("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "intra", "FD", LONG, "833,731,360", "834 uJ"),
+    Case("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "inter(t,i)", "ID", PIECEWISE, "11,682",
+         "46.7 nJ"),
+]
+
+
+def _render(width: int, cases=CASES) -> list[str]:
+    con = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    print_cases("jacobi-2d", cases, con)
+    return con.export_text().splitlines()
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_table_that_fits_is_a_table() -> None:
+    lines = _render(300)
+    assert len(lines) == 2 + 1 + len(CASES)  # title, header, rule, one line per case
+    assert any(LONG in x and "833,731,360" in x for x in lines)
+
+
+def test_at_80_columns_statements_head_their_cases_and_formulas_fold_at_operators() -> None:
+    lines = _render(80)
+    assert max(len(x) for x in lines) <= 80
+    assert sum(x.startswith("S2: ") for x in lines) == 1  # a statement is printed once
+    short = next(x for x in lines if "1,684,804" in x)
+    assert short.startswith("  input") and short.endswith("N**2 - 4*N + 4")
+    text = "\n".join(lines)
+    for cell in ("833,731,360", "834 uJ", "11,682", "46.7 nJ"):
+        assert cell in text
+    assert LONG in _words(text) and _words(PIECEWISE) in _words(text)
+    folded = [x for x in lines if x.startswith("        ")]  # continuation lines
+    assert folded and all(x.lstrip()[:2] in ("+ ", "- ", "if", "an", "or", "N ", "el")
+                          for x in folded), folded
+
+
+def test_a_piece_of_a_piecewise_formula_starts_a_line() -> None:
+    lines = formula_lines(PIECEWISE, 60, 6)
+    assert lines[-1].strip() == "else 0" and lines[0].startswith("      TSTEPS*(N - 2)")
+    assert all(len(x) <= 60 for x in lines)
+
+
+def test_a_term_longer_than_the_line_is_split_not_cut() -> None:
+    term = "x" * 100
+    lines = formula_lines(term, 40, 6)
+    assert "".join(x.strip() for x in lines) == term and all(len(x) <= 40 for x in lines)
