@@ -40,6 +40,15 @@ class Space:
         """The conjunction as a set."""
         return isl.Set(f"{self._head}{self._ctx} and {_conj_text(conj)} }}")
 
+    def sample(self, s: isl.Set) -> dict[str, int]:
+        """One point of the non-empty set ``s``: its parameters' and dims' values."""
+        pt = s.sample_point()
+        out = {n: int(str(pt.get_coordinate_val(isl.dim_type.param, k)))
+               for k, n in enumerate(self.params)}
+        out |= {n: int(str(pt.get_coordinate_val(isl.dim_type.set, k)))
+                for k, n in enumerate(self.dims)}
+        return out
+
     def nothing(self) -> isl.Set:
         return isl.Set(f"{self._head}false }}")
 

@@ -33,6 +33,12 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, NotUniformError, SpecError
+from polyjoule.frontends.cbounds import (
+    check_in_bounds,
+    check_int64,
+    check_int_constant,
+    check_pointers,
+)
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
@@ -128,6 +134,7 @@ class _Ctx:
     declared_scalars: set[str] = field(default_factory=set)
     types: dict[str, str] = field(default_factory=dict)  # array -> C element type
     int_args: set[str] = field(default_factory=set)  # int function arguments
+    pointers: dict[str, tuple[str, str]] = field(default_factory=dict)  # -> (where, C type)
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
 
 
@@ -175,7 +182,8 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
             ctx.params[n] = None
     if re.search(r"[%<>?&|^~!]", text):
         raise NotAffineError(f"{where}: {what} {text!r} is not affine")
-    return parse_affine(text, set(loops) | set(ctx.params), f"{where}: {what}")
+    return check_int64(parse_affine(text, set(loops) | set(ctx.params), f"{where}: {what}"),
+                       what, where)
 
 
 def _outer_refs(node: Any) -> list[c_ast.ArrayRef]:
@@ -255,7 +263,7 @@ class _ExprConv:
             if node.type not in ("int", "double", "float"):
                 raise SpecError(f"{w}: constant {node.value!r} is not a number")
             return ast.Constant(float(node.value.rstrip("fFlLuU")) if node.type != "int"
-                                else int(node.value.rstrip("lLuU"), 0))
+                                else check_int_constant(int(node.value.rstrip("lLuU"), 0), w))
         if isinstance(node, c_ast.ID):
             if node.name in self.loops:
                 raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
@@ -421,6 +429,9 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
         dims = _dims_of(d, ctx)
         if dims is not None:
             _array_decl(d, dims, ctx)
+        elif isinstance(d.type, c_ast.PtrDecl) and isinstance(d.type.type, c_ast.TypeDecl):
+            ctx.types[d.name] = " ".join(getattr(d.type.type.type, "names", []))
+            ctx.pointers[d.name] = (_where(d, ctx.filename), ctx.types[d.name])
         elif isinstance(d.type, c_ast.TypeDecl):
             tname = " ".join(getattr(d.type.type, "names", []))
             if "int" in tname and "double" not in tname:
@@ -541,6 +552,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     phases = phases_of(_top_nests(body, ctx, scratch))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    check_pointers(ctx.pointers, {a.tensor for _l, stmts, _z in phases for s in stmts
+                                  for a in (s.target, *s.reads)})
+    check_in_bounds([(s, loops[:s.depth]) for loops, stmts, _z in phases for s in stmts],
+                    ctx.shapes)
     dtype = dtype or _dtype(ctx, phases, src.data_type)
     scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
                for k in sorted(ctx.declared_scalars)}
