@@ -41,7 +41,7 @@ def test_huge_value_constant_is_refused() -> None:
 
 def test_largest_int64_coefficient_is_accepted_in_a_bound() -> None:
     text = _kernel("B[i] = A[i];").replace("i < N", "i < N + 0 * 9223372036854775807")
-    assert c_kernel(text, "k.c").tensors["B"].kind == "output"
+    assert c_kernel(text, "k.c").tensors()["B"].kind == "output"
 
 
 def test_pointer_parameter_is_refused_naming_the_declaration(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_written_subscript_outside_the_extent_is_refused() -> None:
 
 def test_shifted_reads_inside_a_shrunk_loop_are_accepted() -> None:
     text = _kernel("B[i] = A[i - 1] + A[i + 1];").replace("i = 0; i < N", "i = 1; i < N - 1")
-    assert c_kernel(text, "k.c").tensors["A"].kind == "input"
+    assert c_kernel(text, "k.c").tensors()["A"].kind == "input"
 
 
 def test_triangular_bounds_are_checked_symbolically() -> None:
