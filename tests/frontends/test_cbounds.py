@@ -12,6 +12,8 @@ import pytest
 from polyjoule.errors import SpecError
 from polyjoule.frontends.cnest import c_kernel
 
+POLYBENCH = Path(__file__).resolve().parent / "polybench_c"
+
 
 def _one_line_exit_2(tmp_path: Path, text: str) -> str:
     f = tmp_path / "k.c"
@@ -76,3 +78,31 @@ def test_triangular_bounds_are_checked_symbolically() -> None:
     c_kernel(ok, "k.c")
     with pytest.raises(SpecError, match=r"subscript 'j \+ 1' of A\[i\]\[j \+ 1\]"):
         c_kernel(ok.replace("A[i][j]", "A[i][j + 1]"), "k.c")
+
+
+def test_top_level_while_is_refused_in_one_line(tmp_path: Path) -> None:
+    text = "void k(int N, double A[N], double B[N]) {\n  int i;\n  i = 0;\n" \
+           "  while (i < N) { B[i] = A[i]; i++; }\n}\n"
+    line = _one_line_exit_2(tmp_path, text)
+    assert line.endswith("k.c:4:3: while loops are not supported (only for loops with affine "
+                         "bounds)")
+
+
+def test_two_functions_are_refused_naming_both(tmp_path: Path) -> None:
+    one = _kernel("B[i] = A[i];")
+    line = _one_line_exit_2(tmp_path, one + one.replace("void k(", "void g("))
+    assert "2 function definitions, k (line 1) and g (line 6)" in line
+
+
+def test_two_functions_one_scop_reads_the_scop_one() -> None:
+    one = _kernel("B[i] = A[i];")
+    scop = one.replace("void k(", "void g(").replace("  for", "#pragma scop\n  for")
+    scop = scop.replace("A[i];\n", "A[i];\n#pragma endscop\n")
+    assert c_kernel(one + scop, "k.c").name == "g"
+
+
+def test_refusal_names_the_file_path_once() -> None:
+    path = POLYBENCH / "medley" / "floyd-warshall" / "floyd-warshall.c"
+    with pytest.raises(SpecError) as err:
+        c_kernel(path.read_text(), str(path), include_dirs=[POLYBENCH / "utilities"])
+    assert str(err.value).count(str(path)) == 1 and "(line 74:4)" in str(err.value)

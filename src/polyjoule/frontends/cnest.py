@@ -116,6 +116,11 @@ def _parse(text: str, filename: str) -> c_ast.FileAST:
     raise SpecError(f"{where}: C does not parse: {detail}")
 
 
+def _one_line(node: Any) -> str:
+    """C text of a node on one line (for messages)."""
+    return " ".join(_GEN.visit(node).split())
+
+
 def _where(node: Any, filename: str) -> str:
     c = getattr(node, "coord", None)
     if c is None or not getattr(c, "line", None):
@@ -299,7 +304,7 @@ class _ExprConv:
 def _statement(node: Any, ctx: _Ctx, loops: list[str], depth: int, position: str) -> Stmt:
     w = _where(node, ctx.filename)
     if not isinstance(node, c_ast.Assignment):
-        raise SpecError(f"{w}: unsupported statement {_GEN.visit(node)!r}: expected an "
+        raise SpecError(f"{w}: unsupported statement {_one_line(node)!r}: expected an "
                         f"assignment to an array element")
     if not isinstance(node.lvalue, c_ast.ArrayRef):
         target = _GEN.visit(node.lvalue)
@@ -456,9 +461,14 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
 
 def _function(tree: c_ast.FileAST, filename: str) -> tuple[c_ast.FuncDef, str]:
     """The function to read and the kernel's name (``kernel_`` dropped)."""
-    fn = next((x for x in tree.ext if isinstance(x, c_ast.FuncDef)), None)
-    if fn is None:
+    defs = [x for x in tree.ext if isinstance(x, c_ast.FuncDef)]
+    if not defs:
         raise SpecError(f"{filename}: no function or statements found")
+    if len(defs) > 1:
+        names = " and ".join(f"{d.decl.name} (line {d.coord.line})" for d in defs)
+        raise SpecError(f"{filename}: {len(defs)} function definitions, {names}: keep one, or "
+                        f"mark the kernel's loops with '#pragma scop' ... '#pragma endscop'")
+    fn = defs[0]
     name = fn.decl.name if fn.decl.name != "__kernel" else re.sub(
         r"\W", "_", filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or "kernel"
     return fn, re.sub(r"^kernel_", "", name)
@@ -493,9 +503,12 @@ def _top_nests(body: list[Any], ctx: _Ctx,
     for k, x in enumerate(body):
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
             continue
+        if isinstance(x, c_ast.While | c_ast.DoWhile):
+            raise SpecError(f"{_where(x, ctx.filename)}: while loops are not supported (only "
+                            f"for loops with affine bounds)")
         if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
-                            f"{_GEN.visit(x)!r}")
+                            f"{_one_line(x)!r}")
         found.extend([steps[k]] if k in steps else (_nest(y, ctx) for y in distribute(x)))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
@@ -575,12 +588,32 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     return name, nests
 
 
+def _path_once(message: str, filename: str) -> str:
+    """The message with the file's path only at its start: later places as ``line L:C``."""
+    head, sep, rest = message.partition(filename)
+    if not sep or head:
+        return message
+    return sep + re.sub(rf"{re.escape(filename)}:(?=\d)", "line ", rest)
+
+
 def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
              datasets: Mapping[str, Mapping[str, int]] | None = None,
              include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = ()) -> Kernel:
     """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest).
 
     ``datasets`` default to the PolyBench presets that the kernel's header defines."""
+    try:
+        return _c_kernel(text, filename, dtype, datasets, include_dirs, defines)
+    except SpecError as e:
+        short = _path_once(str(e), filename)
+        if short == str(e):
+            raise
+        raise type(e)(short) from e
+
+
+def _c_kernel(text: str, filename: str, dtype: str | None,
+              datasets: Mapping[str, Mapping[str, int]] | None,
+              include_dirs: Sequence[str | Path], defines: Sequence[str]) -> Kernel:
     src = preprocess(text, filename, include_dirs, defines)
     try:
         name, nests = c_nests(text, filename, dtype, source=src)
