@@ -40,6 +40,15 @@ class Space:
         """The conjunction as a set."""
         return isl.Set(f"{self._head}{self._ctx} and {_conj_text(conj)} }}")
 
+    def sample(self, s: isl.Set) -> dict[str, int]:
+        """One point of the non-empty set ``s``: its parameters' and dims' values."""
+        pt = s.sample_point()
+        out = {n: int(str(pt.get_coordinate_val(isl.dim_type.param, k)))
+               for k, n in enumerate(self.params)}
+        out |= {n: int(str(pt.get_coordinate_val(isl.dim_type.set, k)))
+                for k, n in enumerate(self.dims)}
+        return out
+
     def nothing(self) -> isl.Set:
         return isl.Set(f"{self._head}false }}")
 
@@ -176,3 +185,20 @@ def source_steps(dep: isl.UnionMap, read: str, src: str, place: dict[str, list[A
         if not pairs.intersect(test).is_empty():
             out.add(how)
     return out
+
+
+def covers(params: Sequence[str], shape: Sequence[Affine],
+           writes: Sequence[tuple[Sequence[str], Sequence[Constraint], Sequence[Affine]]]) -> bool:
+    """Do the writes (each: loop dims, their domain, the subscripts) reach every element of
+    the box ``0 .. shape - 1``, for every parameter value >= 1?"""
+    ps = ", ".join(params)
+    out = [f"o{k}" for k in range(len(shape))]
+    ctx = " and ".join([f"{p} >= 1" for p in params] or ["true"])
+    box = " and ".join(f"0 <= {o} <= {n.isl()} - 1" for o, n in zip(out, shape, strict=True))
+    left = isl.Set(f"[{ps}] -> {{ [{', '.join(out)}] : {ctx} and {box} }}")
+    for dims, domain, index in writes:
+        image = isl.Map(f"[{ps}] -> {{ [{', '.join(dims)}] -> [{', '.join(x.isl() for x in index)}]"
+                        f" : {ctx} and {_conj_text(domain)} }}").range()
+        left = left.subtract(image)
+    return bool(left.is_empty())
+

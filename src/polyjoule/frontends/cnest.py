@@ -33,6 +33,12 @@ from typing import Any
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import NotAffineError, NotUniformError, SpecError
+from polyjoule.frontends.cbounds import (
+    check_in_bounds,
+    check_int64,
+    check_int_constant,
+    check_pointers,
+)
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
@@ -110,6 +116,11 @@ def _parse(text: str, filename: str) -> c_ast.FileAST:
     raise SpecError(f"{where}: C does not parse: {detail}")
 
 
+def _one_line(node: Any) -> str:
+    """C text of a node on one line (for messages)."""
+    return " ".join(_GEN.visit(node).split())
+
+
 def _where(node: Any, filename: str) -> str:
     c = getattr(node, "coord", None)
     if c is None or not getattr(c, "line", None):
@@ -128,6 +139,7 @@ class _Ctx:
     declared_scalars: set[str] = field(default_factory=set)
     types: dict[str, str] = field(default_factory=dict)  # array -> C element type
     int_args: set[str] = field(default_factory=set)  # int function arguments
+    pointers: dict[str, tuple[str, str]] = field(default_factory=dict)  # -> (where, C type)
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
 
 
@@ -175,7 +187,8 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
             ctx.params[n] = None
     if re.search(r"[%<>?&|^~!]", text):
         raise NotAffineError(f"{where}: {what} {text!r} is not affine")
-    return parse_affine(text, set(loops) | set(ctx.params), f"{where}: {what}")
+    return check_int64(parse_affine(text, set(loops) | set(ctx.params), f"{where}: {what}"),
+                       what, where)
 
 
 def _outer_refs(node: Any) -> list[c_ast.ArrayRef]:
@@ -255,7 +268,7 @@ class _ExprConv:
             if node.type not in ("int", "double", "float"):
                 raise SpecError(f"{w}: constant {node.value!r} is not a number")
             return ast.Constant(float(node.value.rstrip("fFlLuU")) if node.type != "int"
-                                else int(node.value.rstrip("lLuU"), 0))
+                                else check_int_constant(int(node.value.rstrip("lLuU"), 0), w))
         if isinstance(node, c_ast.ID):
             if node.name in self.loops:
                 raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
@@ -291,7 +304,7 @@ class _ExprConv:
 def _statement(node: Any, ctx: _Ctx, loops: list[str], depth: int, position: str) -> Stmt:
     w = _where(node, ctx.filename)
     if not isinstance(node, c_ast.Assignment):
-        raise SpecError(f"{w}: unsupported statement {_GEN.visit(node)!r}: expected an "
+        raise SpecError(f"{w}: unsupported statement {_one_line(node)!r}: expected an "
                         f"assignment to an array element")
     if not isinstance(node.lvalue, c_ast.ArrayRef):
         target = _GEN.visit(node.lvalue)
@@ -421,6 +434,9 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
         dims = _dims_of(d, ctx)
         if dims is not None:
             _array_decl(d, dims, ctx)
+        elif isinstance(d.type, c_ast.PtrDecl) and isinstance(d.type.type, c_ast.TypeDecl):
+            ctx.types[d.name] = " ".join(getattr(d.type.type.type, "names", []))
+            ctx.pointers[d.name] = (_where(d, ctx.filename), ctx.types[d.name])
         elif isinstance(d.type, c_ast.TypeDecl):
             tname = " ".join(getattr(d.type.type, "names", []))
             if "int" in tname and "double" not in tname:
@@ -445,9 +461,14 @@ def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
 
 def _function(tree: c_ast.FileAST, filename: str) -> tuple[c_ast.FuncDef, str]:
     """The function to read and the kernel's name (``kernel_`` dropped)."""
-    fn = next((x for x in tree.ext if isinstance(x, c_ast.FuncDef)), None)
-    if fn is None:
+    defs = [x for x in tree.ext if isinstance(x, c_ast.FuncDef)]
+    if not defs:
         raise SpecError(f"{filename}: no function or statements found")
+    if len(defs) > 1:
+        names = " and ".join(f"{d.decl.name} (line {d.coord.line})" for d in defs)
+        raise SpecError(f"{filename}: {len(defs)} function definitions, {names}: keep one, or "
+                        f"mark the kernel's loops with '#pragma scop' ... '#pragma endscop'")
+    fn = defs[0]
     name = fn.decl.name if fn.decl.name != "__kernel" else re.sub(
         r"\W", "_", filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or "kernel"
     return fn, re.sub(r"^kernel_", "", name)
@@ -482,9 +503,12 @@ def _top_nests(body: list[Any], ctx: _Ctx,
     for k, x in enumerate(body):
         if isinstance(x, c_ast.Decl | c_ast.Pragma | c_ast.Return | c_ast.EmptyStatement):
             continue
+        if isinstance(x, c_ast.While | c_ast.DoWhile):
+            raise SpecError(f"{_where(x, ctx.filename)}: while loops are not supported (only "
+                            f"for loops with affine bounds)")
         if not isinstance(x, c_ast.For):
             raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
-                            f"{_GEN.visit(x)!r}")
+                            f"{_one_line(x)!r}")
         found.extend([steps[k]] if k in steps else (_nest(y, ctx) for y in distribute(x)))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
@@ -541,6 +565,10 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     phases = phases_of(_top_nests(body, ctx, scratch))
     if not phases:
         raise SpecError(f"{filename}: only zero-initialisation loops, nothing to compute")
+    check_pointers(ctx.pointers, {a.tensor for _l, stmts, _z in phases for s in stmts
+                                  for a in (s.target, *s.reads)})
+    check_in_bounds([(s, loops[:s.depth]) for loops, stmts, _z in phases for s in stmts],
+                    ctx.shapes)
     dtype = dtype or _dtype(ctx, phases, src.data_type)
     scalars = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0))
                for k in sorted(ctx.declared_scalars)}
@@ -560,12 +588,32 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     return name, nests
 
 
+def _path_once(message: str, filename: str) -> str:
+    """The message with the file's path only at its start: later places as ``line L:C``."""
+    head, sep, rest = message.partition(filename)
+    if not sep or head:
+        return message
+    return sep + re.sub(rf"{re.escape(filename)}:(?=\d)", "line ", rest)
+
+
 def c_kernel(text: str, filename: str = "<c>", dtype: str | None = None,
              datasets: Mapping[str, Mapping[str, int]] | None = None,
              include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = ()) -> Kernel:
     """The derived PRA of C text as a :class:`Kernel` (one phase per top-level nest).
 
     ``datasets`` default to the PolyBench presets that the kernel's header defines."""
+    try:
+        return _c_kernel(text, filename, dtype, datasets, include_dirs, defines)
+    except SpecError as e:
+        short = _path_once(str(e), filename)
+        if short == str(e):
+            raise
+        raise type(e)(short) from e
+
+
+def _c_kernel(text: str, filename: str, dtype: str | None,
+              datasets: Mapping[str, Mapping[str, int]] | None,
+              include_dirs: Sequence[str | Path], defines: Sequence[str]) -> Kernel:
     src = preprocess(text, filename, include_dirs, defines)
     try:
         name, nests = c_nests(text, filename, dtype, source=src)

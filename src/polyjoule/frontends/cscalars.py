@@ -92,10 +92,15 @@ def expand_scalars(top: c_ast.For, loop_of: Callable[[c_ast.For, list[str]], Loo
         if not bounds or any(b.lower != Affine.of({}) or b.upper.names() & set(names)
                              for b in bounds):
             continue
+        shape = tuple(b.upper.shift(1) for b in bounds)
+        array, k = name, 1  # a scalar reused by another nest with other loops: a fresh array
+        while array in shapes and shapes[array] != shape:
+            k += 1
+            array = f"{name}_{k}"
         for u in {id(u.node): u for u in uses}.values():
-            ref: Any = c_ast.ID(name, u.node.coord)
+            ref: Any = c_ast.ID(array, u.node.coord)
             for var in names:
                 ref = c_ast.ArrayRef(ref, c_ast.ID(var, u.node.coord), u.node.coord)
             replace_child(u.parent, u.field, ref)
-        shapes[name] = tuple(b.upper.shift(1) for b in bounds)
-        temporaries.add(name)
+        shapes[array] = shape
+        temporaries.add(array)

@@ -22,6 +22,7 @@ from typing import Any
 from pycparser import c_ast
 
 from polyjoule.errors import NotUniformError, SpecError
+from polyjoule.frontends.cbounds import check_in_bounds, check_pointers
 from polyjoule.frontends.cnest import (
     DEFAULT_SCALARS,
     _Ctx,
@@ -175,6 +176,9 @@ def stencil_kernel(src: CSource, filename: str, dtype: str | None = None,
     tl = time_loop(body, ctx, name, dtype or "fp32", src.live_out)
     if tl is None:
         return None
+    stmts = [(u.stmt, (tl.time, *u.loops)) for u in tl.updates]
+    check_pointers(ctx.pointers, {a.tensor for s, _l in stmts for a in (s.target, *s.reads)})
+    check_in_bounds(stmts, ctx.shapes)
     if dtype is None:
         stmts = [u.stmt for u in tl.updates]
         tl = TimeLoop(tl.name, tl.time, tl.updates, tl.params, tl.shapes, tl.scalars,

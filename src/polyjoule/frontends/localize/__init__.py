@@ -38,7 +38,7 @@ from polyjoule.frontends.localize.body import localize_body
 from polyjoule.frontends.localize.chains import localize_chains
 from polyjoule.frontends.localize.closed import localize_closed
 from polyjoule.frontends.localize.compose import compose_updates
-from polyjoule.frontends.localize.outputs import emit_outputs, localize_post
+from polyjoule.frontends.localize.outputs import emit_outputs, keep_unwritten, localize_post
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.pivots import is_steps, localize_steps
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
@@ -47,7 +47,11 @@ from polyjoule.model.pra import PRA, Kernel
 
 
 def localize_phase(nest: Nest, name: str | None = None) -> PRA:
-    """The uniform PRA of one nest."""
+    """The uniform PRA of one nest (an array it writes only in part is ``inout``)."""
+    return keep_unwritten(_localize_phase(nest, name), nest)
+
+
+def _localize_phase(nest: Nest, name: str | None = None) -> PRA:
     if is_steps(nest):
         return localize_steps(nest, name or nest.name)
     nest = compose_updates(nest)  # x -= a; x /= b  ->  x = (x - a) / b (see .compose)

@@ -6,13 +6,17 @@ the chain's last point; every value that is not a temporary then leaves for DRAM
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from polyjoule.errors import NotUniformError
+from polyjoule.frontends.cflow import covers
 from polyjoule.frontends.localize.body import Body, Key
 from polyjoule.frontends.localize.exprs import has_op, reads_in, render
 from polyjoule.frontends.localize.inputs import point_input
 from polyjoule.frontends.localize.phase import Phase
-from polyjoule.model.affine import Constraint
-from polyjoule.model.nest import Stmt
+from polyjoule.model.affine import Affine, Constraint
+from polyjoule.model.nest import Nest, Stmt
+from polyjoule.model.pra import PRA
 
 
 def _post_place(ph: Phase, s: Stmt) -> tuple[Constraint, ...]:
@@ -122,3 +126,34 @@ def emit_outputs(ph: Phase, body: Body, finals: dict[Key, str]) -> None:
         if s.target.tensor not in temporaries:
             ph.tensor(s.target, "output")
             ph.output(var, s.target)
+
+
+
+def _partly_written(nest: Nest) -> set[str]:
+    """The declared arrays whose writes miss some of their elements for some parameters."""
+    out = set()
+    for name in {s.target.tensor for s in nest.stmts} & set(nest.shapes):
+        writes = []
+        for s in (s for s in nest.stmts if s.target.tensor == name):
+            loops = nest.loops[:s.depth]
+            domain = [c for lp in loops for c in (
+                Constraint(Affine.of({lp.name: 1}) - lp.lower),
+                Constraint(lp.upper - Affine.of({lp.name: 1})))]
+            writes.append(([lp.name for lp in loops], domain, s.target.index))
+        dims = {lp.name for lp in nest.loops}
+        params = {n for _d, dom, ix in writes for x in (*ix, *(c.expr for c in dom))
+                  for n in x.names()} | {n for x in nest.shapes[name] for n in x.names()}
+        if len(nest.shapes[name]) == len(writes[0][2]) and \
+                not covers(sorted(params - dims), nest.shapes[name], writes):
+            out.add(name)
+    return out
+
+
+def keep_unwritten(pra: PRA, nest: Nest) -> PRA:
+    """An output array the nest writes only in part keeps its other elements from DRAM: it
+    is ``inout``, so no one claims the unwritten elements as results."""
+    partial = {t.name for t in pra.tensors if t.kind == "output"} & _partly_written(nest)
+    if not partial:
+        return pra
+    return replace(pra, tensors=tuple(replace(t, kind="inout") if t.name in partial else t
+                                      for t in pra.tensors))
