@@ -386,12 +386,10 @@ class CProgram:
                ) -> np.ndarray:
         """A parameter array from ``given`` (in the C element type), else NaN of its size."""
         dt = self._dtype(a.ctype)
-        if not a.local and a.name in given:
-            out = np.array(given[a.name], dtype=dt)
-            if a.dims and out.ndim != len(a.dims):
-                raise CRunError(f"{self.filename}: array {a.name} has {out.ndim} dimensions, "
-                                f"the C declares {len(a.dims)}")
-            return out
+        if not a.local and a.name in given and np.ndim(given[a.name]) == len(a.dims):
+            return np.array(given[a.name], dtype=dt)
+        # not given, or given at another rank: the localisation's own array of that name
+        # (a scratch array expanded by the loops around it), not the C's
         if not a.dims or any(d is None for d in a.dims):
             raise CRunError(f"{self.filename}: array {a.name} is not given and its size "
                             f"is not declared")
@@ -473,26 +471,28 @@ class CReference:
 
     text: str
     filename: str
-    outputs: tuple[str, ...]
+    outputs: tuple[tuple[str, int], ...]  # the kernel's written tensors and their ranks
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
 
     def __call__(self, tensors: Mapping[str, np.ndarray], env: Mapping[str, float]
                  ) -> dict[str, np.ndarray]:
         prog = _compiled(self.text, self.filename, self.include_dirs, self.defines)
-        missing = [n for n in self.outputs if n not in prog.arrays]
-        if missing:
-            raise CRunError(f"{self.filename}: the kernel's output {missing[0]} is no array "
-                            f"of the C function")
+        same = [n for n, rank in self.outputs if n in prog.arrays
+                and not prog.arrays[n].local and len(prog.arrays[n].dims) == rank]
+        if not same:  # an empty comparison would pass: refuse it
+            raise CRunError(f"{self.filename}: no output of the kernel is an array of the C "
+                            f"function: nothing to compare with the C reference")
         got = prog.run(tensors, env)
-        return {n: got[n] for n in self.outputs}
+        return {n: got[n] for n in same}
 
 
 def with_c_reference(kernel: Kernel, text: str, filename: str,
                      include_dirs: Sequence[str | Path] = (), defines: Sequence[str] = ()
                      ) -> Kernel:
     """``kernel`` (localised from the C ``text``) checked against the C program itself."""
-    outputs = tuple(n for n, t in kernel.tensors().items() if t.kind in ("output", "inout"))
+    outputs = tuple((n, len(t.shape)) for n, t in kernel.tensors().items()
+                    if t.kind in ("output", "inout"))
     return replace(kernel, reference=CReference(text, filename, outputs,
                                                 tuple(str(d) for d in include_dirs),
                                                 tuple(defines)))
