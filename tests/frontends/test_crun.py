@@ -134,3 +134,15 @@ def test_an_altered_compute_statement_fails_against_the_c() -> None:
     assert not r.checks["outputs_match_reference"]
     assert any("differ" in v for v in r.violations), r.violations
     assert simulate(k, (2, 2), values={"N": 8}).checks["outputs_match_reference"]
+
+
+def test_a_construct_it_does_not_run_leaves_the_check_not_applicable() -> None:
+    """No reference rather than one that could pass without comparing: ``n/a``, never ok."""
+    from polyjoule.frontends.crun import with_c_reference
+    from polyjoule.library.kernels import get
+
+    k = replace(get("gesummv"), reference=None)
+    text = "void f(int n, double y[n]) { int i; for (i = 0; i < n; i++) y[i] = g(i); }"
+    assert with_c_reference(k, text, "u.c").reference is None
+    fine = "void f(int n, double y[n]) { int i; for (i = 0; i < n; i++) y[i] = relu(-1.0); }"
+    assert with_c_reference(k, fine, "u.c").reference is not None

@@ -34,7 +34,7 @@ import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.cpre import preprocess
+from polyjoule.frontends.cpre import _run, _sizes, scop_function
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
@@ -45,7 +45,8 @@ _MATH = {"sqrt": ("np.sqrt", "d"), "exp": ("np.exp", "d"), "pow": ("np.power", "
          "fabs": ("abs", "d"), "fmax": ("_fmax", "d"), "fmin": ("_fmin", "d")}
 _MATH |= {f"{k}f": (v, "f") for k, (v, _) in _MATH.items()}
 _MATH |= {f"{k}l": (v, "d") for k, (v, _) in list(_MATH.items()) if not k.endswith("f")}
-_MATH |= {"abs": ("abs", ""), "max": ("_fmax", ""), "min": ("_fmin", "")}
+_MATH |= {"abs": ("abs", ""), "max": ("_fmax", ""), "min": ("_fmin", ""),
+          "relu": ("_relu", "")}  # relu: as the front end reads it, max(x, 0)
 _BINOPS = {"+": "+", "-": "-", "*": "*", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
            "==": "==", "!=": "!="}
 
@@ -73,6 +74,10 @@ def _fmax(a: Any, b: Any) -> Any:
 
 def _fmin(a: Any, b: Any) -> Any:
     return a if a <= b else b
+
+
+def _relu(a: Any) -> Any:
+    return a if a > 0 else a * 0
 
 
 def _strip(text: str) -> str:
@@ -430,12 +435,24 @@ def _parameters(fn: c_ast.FuncDef, tr: _Translator) -> dict[str, str]:
     return out
 
 
+def _preprocessed(text: str, filename: str, include_dirs: Sequence[str | Path],
+                  defines: Sequence[str]) -> str:
+    """The scop function's text with every size macro ``_PB_X`` as the name ``X`` (as
+    :func:`.cpre.preprocess` gives it, without its passes that read each dataset's sizes)."""
+    dirs = [str(d) for d in include_dirs]
+    first = _run(text, filename, dirs, list(defines))
+    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
+    sizes = [x for x in _sizes(first) if x not in given]
+    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
+        else first
+    return scop_function(pre.output, filename)
+
+
 def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
               defines: Sequence[str] = (), widen: bool = False) -> CProgram:
     """The C kernel of ``text`` (its ``#pragma scop`` region, as the front end reads it) as
     a program to run; see the module docstring. ``widen`` runs ``float`` as ``double``."""
-    src = preprocess(text, filename, include_dirs, defines)
-    fn = _function(_strip(src.text), filename)
+    fn = _function(_strip(_preprocessed(text, filename, include_dirs, defines)), filename)
     tr = _Translator(filename, widen)
     arguments = _parameters(fn, tr)
     tr.block(fn.body, 1)
@@ -447,7 +464,7 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
     params = [*(f"v_{n}" for n in arguments), *(f"v_{n}" for n in tr.arrays)]
     source = "\n".join([f"def _kernel({', '.join(params)}):", *tr.lines])
     scope: dict[str, Any] = {"np": np, "_cdiv": _cdiv, "_cmod": _cmod, "_fmax": _fmax,
-                             "_fmin": _fmin, **tr.consts}
+                             "_fmin": _fmin, "_relu": _relu, **tr.consts}
     exec(compile(source, f"<C reference of {filename}>", "exec"), scope)  # noqa: S102
     name = re.sub(r"^kernel_", "", fn.decl.name)
     return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"])
@@ -465,8 +482,8 @@ class CReference:
     random inputs and the kernel's scalars and sizes, and compares the outputs it returns.
 
     Run in float64 (``widen``): the simulator carries every value in float64 whatever the
-    dtype, so the two compute the same arithmetic and compare to 1e-9. Compiled on the first
-    call (commands that never simulate pay nothing); plain fields, so it pickles to workers.
+    dtype, so the two compute the same arithmetic and compare to 1e-9. Compiled once per
+    process (cached by text); plain fields, so it pickles to workers.
     """
 
     text: str
@@ -493,6 +510,10 @@ def with_c_reference(kernel: Kernel, text: str, filename: str,
     """``kernel`` (localised from the C ``text``) checked against the C program itself."""
     outputs = tuple((n, len(t.shape)) for n, t in kernel.tensors().items()
                     if t.kind in ("output", "inout"))
-    return replace(kernel, reference=CReference(text, filename, outputs,
-                                                tuple(str(d) for d in include_dirs),
-                                                tuple(defines)))
+    ref = CReference(text, filename, outputs, tuple(str(d) for d in include_dirs),
+                     tuple(defines))
+    try:  # compiled now (cached): a construct it does not run leaves the check n/a
+        _compiled(ref.text, ref.filename, ref.include_dirs, ref.defines)
+    except CRunError:
+        return kernel
+    return replace(kernel, reference=ref)
