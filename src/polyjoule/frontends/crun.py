@@ -15,9 +15,10 @@ by statement into Python source run over numpy arrays, once per kernel:
 
 Types follow C: a ``double`` constant or variable is a float64, a ``float`` one (``1.5f``)
 a float32, integers Python ints (NumPy 2's promotion then gives C's usual conversions);
-assigning converts to the target's type. ``widen=True`` runs ``float`` as ``double``: the
-cycle-level simulator carries every value in float64, so the reference it is compared with
-must do the same arithmetic, not float32 rounding (:func:`c_reference`).
+assigning converts to the target's type. ``widen=True`` runs ``float`` as ``double`` and
+holds every array in float64 (``int`` arrays too): the cycle-level simulator carries every
+value in float64, so the reference it is compared with must do the same arithmetic, not
+float32 rounding or integer truncation (:class:`CReference`).
 """
 
 from __future__ import annotations
@@ -389,8 +390,9 @@ class CProgram:
 
     def _array(self, a: CArray, given: Mapping[str, np.ndarray], scope: dict[str, Any]
                ) -> np.ndarray:
-        """A parameter array from ``given`` (in the C element type), else NaN of its size."""
-        dt = self._dtype(a.ctype)
+        """A parameter array from ``given`` (in the C element type), else NaN of its size.
+        Widened, every array holds float64 (int ones too): the simulator's values."""
+        dt = np.float64 if self.widen else self._dtype(a.ctype)
         if not a.local and a.name in given and np.ndim(given[a.name]) == len(a.dims):
             return np.array(given[a.name], dtype=dt)
         # not given, or given at another rank: the localisation's own array of that name
