@@ -75,3 +75,27 @@ def test_an_altered_kernel_fails_with_its_first_differing_element(monkeypatch) -
     rows = {row["what"]: row for row in out["rows"]}
     assert rows["check outputs_match_reference"]["match"] is False
     assert rows["latency (cycles)"]["match"]  # only the values changed
+
+
+USER = """
+void kernel_scaled(int N, int M, double alpha, double A[N][M], double x[M], double y[N]) {
+  int i, j;
+  double half = 0.5;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (j = 0; j < M; j++)
+      y[i] += alpha * fmax(A[i][j], half) * x[j];
+    y[i] *= half;
+  }
+}
+"""
+
+
+def test_a_user_written_c_file_is_checked_against_its_c(tmp_path: Path) -> None:
+    f = tmp_path / "scaled.c"
+    f.write_text(USER)
+    r = runner.invoke(app, ["validate", str(f), "--array", "2x2", "--set", "N=5,M=6",
+                            "--json", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    rows = {row["what"]: row for row in json.loads(r.stdout)["rows"]}
+    assert rows["check outputs_match_reference"]["match"] is True
