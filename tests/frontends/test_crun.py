@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from polyjoule.analysis.simulator import simulate
-from polyjoule.frontends.crun import CReference, CRunError, c_program
+from polyjoule.errors import CRunError
+from polyjoule.frontends.crun import CReference, c_program
 from polyjoule.frontends.resolve import kernel_from
 from polyjoule.model.expr import parse_expr
 

@@ -34,26 +34,21 @@ from typing import Any
 import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
-from polyjoule.errors import SpecError
+from polyjoule.errors import CRunError
 from polyjoule.frontends.cpre import _run, _sizes, scop_function
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
-_FLOATS = {"double": np.float64, "float": np.float32}
 _INTS = ("int", "long", "short", "char", "unsigned", "signed", "size_t")
 #: C math function -> (helper, argument type: "d" double, "f" float, "" as given).
 _MATH = {"sqrt": ("np.sqrt", "d"), "exp": ("np.exp", "d"), "pow": ("np.power", "d"),
-         "fabs": ("abs", "d"), "fmax": ("_fmax", "d"), "fmin": ("_fmin", "d")}
+         "fabs": ("abs", "d"), "fmax": ("np.fmax", "d"), "fmin": ("np.fmin", "d")}
 _MATH |= {f"{k}f": (v, "f") for k, (v, _) in _MATH.items()}
 _MATH |= {f"{k}l": (v, "d") for k, (v, _) in list(_MATH.items()) if not k.endswith("f")}
-_MATH |= {"abs": ("abs", ""), "max": ("_fmax", ""), "min": ("_fmin", ""),
+_MATH |= {"abs": ("abs", ""), "max": ("_max", ""), "min": ("_min", ""),
           "relu": ("_relu", "")}  # relu: as the front end reads it, max(x, 0)
 _BINOPS = {"+": "+", "-": "-", "*": "*", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
            "==": "==", "!=": "!="}
-
-
-class CRunError(SpecError):
-    """The C text uses a construct the reference interpreter does not run."""
 
 
 def _cdiv(a: Any, b: Any) -> Any:
@@ -69,12 +64,13 @@ def _cmod(a: Any, b: Any) -> Any:
     return int(math.fmod(int(a), int(b)))
 
 
-def _fmax(a: Any, b: Any) -> Any:
-    return a if a >= b else b
+def _max(a: Any, b: Any) -> Any:
+    """PolyBench's ``max`` macro, ``a > b ? a : b`` (``fmax`` is numpy's: NaN as in C)."""
+    return a if a > b else b
 
 
-def _fmin(a: Any, b: Any) -> Any:
-    return a if a <= b else b
+def _min(a: Any, b: Any) -> Any:
+    return a if a < b else b
 
 
 def _relu(a: Any) -> Any:
@@ -465,8 +461,8 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
             arguments[name] = ""
     params = [*(f"v_{n}" for n in arguments), *(f"v_{n}" for n in tr.arrays)]
     source = "\n".join([f"def _kernel({', '.join(params)}):", *tr.lines])
-    scope: dict[str, Any] = {"np": np, "_cdiv": _cdiv, "_cmod": _cmod, "_fmax": _fmax,
-                             "_fmin": _fmin, "_relu": _relu, **tr.consts}
+    scope: dict[str, Any] = {"np": np, "_cdiv": _cdiv, "_cmod": _cmod, "_max": _max,
+                             "_min": _min, "_relu": _relu, **tr.consts}
     exec(compile(source, f"<C reference of {filename}>", "exec"), scope)  # noqa: S102
     name = re.sub(r"^kernel_", "", fn.decl.name)
     return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"])
