@@ -183,3 +183,16 @@ def test_int_arrays_truncate_unless_widened() -> None:
     a = np.array([3.7, -3.7, 5.0])
     assert list(c_program(text).run({"A": a}, {"n": 3})["A"]) == [1, -1, 2]  # C: 3/2, -3/2
     assert list(c_program(text, widen=True).run({"A": a}, {"n": 3})["A"]) == [1.85, -1.85, 2.5]
+
+
+def test_the_reference_pickles_to_sweep_workers() -> None:
+    import pickle
+
+    k = kernel_from(str(SUITE / "linear-algebra/blas/gesummv/gesummv.c"))
+    ref = pickle.loads(pickle.dumps(k.reference))
+    rng = np.random.default_rng(5)
+    t = {"A": rng.uniform(size=(4, 4)), "B": rng.uniform(size=(4, 4)), "x": rng.uniform(size=4)}
+    env = {"N": 4, "alpha": 1.5, "beta": 1.2}
+    want = 1.5 * t["A"] @ t["x"] + 1.2 * t["B"] @ t["x"]
+    np.testing.assert_allclose(ref(t, env)["y"], want, rtol=1e-12)
+    assert ref(t, env).keys() == {"y"}  # tmp is scratch (print_array dumps y only)
