@@ -512,6 +512,6 @@ def with_c_reference(kernel: Kernel, text: str, filename: str,
                      tuple(defines))
     try:  # compiled now (cached): a construct it does not run leaves the check n/a
         _compiled(ref.text, ref.filename, ref.include_dirs, ref.defines)
-    except CRunError:
+    except (CRunError, RecursionError):  # (the front end bounds expressions: defensive)
         return kernel
     return replace(kernel, reference=ref)
