@@ -139,14 +139,17 @@ def test_an_altered_compute_statement_fails_against_the_c() -> None:
 
 def test_a_construct_it_does_not_run_leaves_the_check_not_applicable() -> None:
     """No reference rather than one that could pass without comparing: ``n/a``, never ok."""
+    from polyjoule.frontends.cnest import c_kernel
     from polyjoule.frontends.crun import with_c_reference
-    from polyjoule.library.kernels import get
 
-    k = replace(get("gesummv"), reference=None)
+    fine = ("void f(int n, double x[n], double y[n]) { int i;"
+            " for (i = 0; i < n; i++) y[i] = relu(x[i] - 1.0); }")
+    k = c_kernel(fine, "u.c")
+    assert with_c_reference(k, fine, "u.c").reference is not None
     text = "void f(int n, double y[n]) { int i; for (i = 0; i < n; i++) y[i] = g(i); }"
     assert with_c_reference(k, text, "u.c").reference is None
-    fine = "void f(int n, double y[n]) { int i; for (i = 0; i < n; i++) y[i] = relu(-1.0); }"
-    assert with_c_reference(k, fine, "u.c").reference is not None
+    other = "void f(int n, double z[n]) { int i; for (i = 0; i < n; i++) z[i] = 1.0; }"
+    assert with_c_reference(k, other, "u.c").reference is None  # nothing to compare
 
 
 REFUSED = {  # PolyBench files the front end refuses, against the built-in numpy references
@@ -196,3 +199,38 @@ def test_the_reference_pickles_to_sweep_workers() -> None:
     want = 1.5 * t["A"] @ t["x"] + 1.2 * t["B"] @ t["x"]
     np.testing.assert_allclose(ref(t, env)["y"], want, rtol=1e-12)
     assert ref(t, env).keys() == {"y"}  # tmp is scratch (print_array dumps y only)
+
+
+BARE = """
+for (i = 0; i < N; i++)
+  for (j = 0; j < N; j++)
+    for (k = i; k < N; k++)
+      C[i][j] += A[i][k] * B[k][j];
+"""
+PROLOGUE = """
+void scaled(int N, double alpha, double A[N][N], double x[N], double y[N]) {
+  int i, j;
+  double k, s, t;
+  k = (1.0 - exp(-alpha)) / sqrtf(alpha);
+  s = t = k * pow(2.0, -alpha) + 3 / 2;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (j = 0; j < N; j++)
+      y[i] += k * A[i][j] * x[j];
+    y[i] = s * y[i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("text", [BARE, PROLOGUE], ids=["bare", "prologue"])
+def test_bare_statements_and_a_folded_prologue_are_checked(text: str) -> None:
+    """Arrays nobody declared take the kernel's shapes; ``alpha``, folded into constants by
+    the front end, takes PolyBench's value; ``s = t = e`` assigns both."""
+    from polyjoule.frontends.cnest import c_kernel
+    from polyjoule.frontends.crun import with_c_reference
+
+    k = with_c_reference(c_kernel(text, "t.c"), text, "t.c")
+    assert isinstance(k.reference, CReference)
+    r = simulate(k, (2, 2), values=dict.fromkeys(k.params, 6))
+    assert r.ok and r.checks["outputs_match_reference"], r.violations
