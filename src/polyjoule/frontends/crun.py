@@ -2,12 +2,14 @@
 
 This is the independent witness of the C front end. :mod:`.cnest` and :mod:`.localize`
 reorder, distribute, fuse, expand and localise the loops into a PRA; this module shares no
-code with them. It reads the same preprocessed text (:func:`.cpre.preprocess`: macros and
-includes only), parses it with pycparser itself and translates the function body statement
-by statement into Python source run over numpy arrays, once per kernel:
+code with them. It reads the same preprocessed text (:mod:`.cpre`'s passes: macros,
+includes and the scop region only), parses it with pycparser itself and translates the
+function body statement by statement into Python source run over numpy arrays, once per
+kernel:
 
 * ``for``/``while``/``do`` loops with their C condition and step, ``if``/``else``, ``break``;
-* ``= += -= *= /= %=``, ``++``/``--``, ternaries, ``&& || !``, comparisons, casts;
+* ``= += -= *= /= %=`` (and ``s = t = e``), ``++``/``--``, ternaries, ``&& || !``,
+  comparisons, casts;
 * integer ``/`` and ``%`` truncate toward zero as in C; ``sqrt fabs fmax fmin exp pow``
   (and ``f``/``l`` variants), ``abs max min``;
 * scalars with their declared values, local arrays as temporaries (NaN until written, so a
@@ -477,7 +479,7 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
     for name, rank in tr.subscripted.items():  # bare statements: arrays nobody declared
         if name not in tr.arrays:
             tr.arrays[name] = CArray(name, "", (None,) * rank, False)
-    assigned = {m for ln in tr.lines for m in re.findall(r"^\s*v_(\w+) = ", ln)}
+    assigned = {m for ln in tr.lines for m in re.findall(r"(?:^\s*|; )v_(\w+) = ", ln)}
     for name in sorted(tr.used - set(tr.arrays) - set(arguments) - set(tr.scalar_types)):
         if name not in assigned:  # bare statements: a size or scalar nobody declared
             arguments[name] = ""
