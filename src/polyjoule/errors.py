@@ -257,6 +257,11 @@ class CIncludeError(SpecError):
     """A ``#include`` of a C source that no include folder (``-I``) holds."""
 
 
+class CRunError(SpecError):
+    """A C construct the C reference (``frontends/crun.py``) does not run, or a run that
+    fails (an index out of range, a size with no value)."""
+
+
 # --- PRA conditions: alternatives in `when:` (model/affine.py parse_when, model/pra.py) ------
 
 

@@ -49,6 +49,24 @@ def checks_of(r: Any) -> dict[str, bool | None]:
     return out
 
 
+def first_difference(r: Any) -> str | None:
+    """The first output element (C order) where the simulation and the reference differ
+    beyond the simulator's tolerance, as one line; None when all agree or none was compared."""
+    import numpy as np
+
+    for name, want in (r.reference or {}).items():
+        got, want = r.outputs.get(name), np.asarray(want, dtype=np.float64)
+        if got is None or got.shape != want.shape:
+            return f"output {name}: shape {None if got is None else got.shape} != {want.shape}"
+        scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
+        bad = ~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)
+        if bad.any():
+            at = tuple(int(x) for x in np.argwhere(bad)[0])
+            return (f"{name}[{']['.join(map(str, at))}]: simulated {got[at]!r}, reference "
+                    f"{want[at]!r} ({int(bad.sum())} of {bad.size} elements differ)")
+    return None
+
+
 def _word(v: bool | None) -> str:
     return "n/a" if v is None else "ok" if v else "FAILED"
 
@@ -166,17 +184,22 @@ def validate(
     rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
     rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]
     bad = [row for row in rows if row[3] is False]
+    differs = first_difference(r)
     if as_json:
         typer.echo(dumps({
             "kernel": k.name, "array": list(arr), "values": values, "ok": not bad,
             "rows": [{"what": w_, "symbolic": s_, "simulated": m_, "match": ok}
                      for w_, s_, m_, ok in rows],
+            "first_output_difference": differs,
             "simulation_seconds": r.seconds, "violations": r.violations}, indent=2))
     else:
         _print_validation(k, arr, values, rows, wide)
+        if differs:
+            typer.echo(f"outputs_match_reference FAILED: {differs}")
     if bad:
-        raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences "
-                                 f"(first: {bad[0][0]}: {bad[0][1]} vs {bad[0][2]})")
+        first = (f"{bad[0][0]}: {differs}" if differs and bad[0][0].endswith("reference")
+                 else f"{bad[0][0]}: {bad[0][1]} vs {bad[0][2]}")
+        raise ValidationMismatch(f"validate {k.name}: {len(bad)} differences (first: {first})")
 
 
 def register(app: typer.Typer) -> None:

@@ -145,9 +145,11 @@ def _read(source: str | Path, kind: SourceKind, dtype: str | None,
           include: Sequence[str | Path] = (), define: Sequence[str] = ()) -> Kernel:
     if kind == "c":
         from polyjoule.frontends.cnest import c_kernel
+        from polyjoule.frontends.crun import with_c_reference
 
-        return c_kernel(read_source(source), str(source), dtype, include_dirs=include,
-                        defines=define)
+        text = read_source(source)
+        k = c_kernel(text, str(source), dtype, include_dirs=include, defines=define)
+        return with_c_reference(k, text, str(source), include, define)  # the C's meaning
     if kind == "yaml":
         from polyjoule.frontends.pra_yaml import load_kernel_file
 
