@@ -68,7 +68,7 @@ def test_list():
     (("gemm.sum", "32x32x32"), "every nest was refused"),  # gemm: host blocks
     (("gemm", "8x8x8", "--relieve", "speed"), "not a constraint tinytpu-isa can relieve"),
     (("gemm", "8x8x8", "--target", "gpu"), "unknown target 'gpu'"),
-    (("gemm", "8x8x8", "--top", "-1"), "--top: -1 < 0"),
+    (("gemm", "8x8x8", "--top", "-1"), "--top: -1 is not a positive"),
     ((), "give WORKLOAD and SHAPE"),
 ])
 def test_bad_input_is_one_line_exit_2(args, needle):

@@ -50,7 +50,9 @@ def test_bad_names():
 
 def test_mappings():
     k = get("gemm")
-    assert space.parse_arrays("4x4, 8x8,16") == [(4, 4), (8, 8), (1, 16)]
+    assert space.parse_arrays("4x4, 8x8,1x16") == [(4, 4), (8, 8), (1, 16)]
+    with pytest.raises(SpecError, match="--arrays: .16. is not ROWSxCOLS"):
+        space.parse_arrays("16")  # exactly ROWSxCOLS, as every --array
     with pytest.raises(SpecError):
         space.parse_arrays("0x4")
     assert space.parse_tiles(["auto", "4,4,1"]) == [None, (4, 4, 1)]

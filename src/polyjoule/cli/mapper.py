@@ -21,6 +21,24 @@ from polyjoule.errors import (
 from polyjoule.jsontext import dumps
 from polyjoule.search.mapspace import MAX_SLOTS
 
+
+def _catalogued_objectives() -> dict[str, tuple[str, ...]]:
+    """What ``--objective`` takes per catalogued target, its default first: read from the
+    catalogue's data (``polyjoule.search.target.CATALOGUE``) without importing a target
+    or the search core (``--help`` stays light)."""
+    import importlib
+
+    return dict(getattr(importlib.import_module("polyjoule.targets"), "OBJECTIVES", {}))
+
+
+#: what ``--objective`` takes, per target of the catalogue (its default first)
+OBJECTIVE_HELP = "Rank by, per target: " + "; ".join(
+    f"{name} {objs[0]} (its default), {', '.join(objs[1:-1])} or {objs[-1]}"
+    for name, objs in _catalogued_objectives().items()) + " (edp: energy x cycles)."
+#: the most mappings one kernel search evaluates (problem sizes x mappings per size)
+MAX_MAPPINGS = 2_000_000
+#: above this many problem sizes, the mappings are counted at one size first
+COUNT_SIZES_ABOVE = 64
 MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
 
 if TYPE_CHECKING:
@@ -129,17 +147,46 @@ def _both(target: Any, cand: Any) -> dict[str, float]:
 HEADERS = {"energy_pj": "energy", "edp": "EDP (energy x cycles)"}
 
 
-def _cell(name: str, value: Any) -> str:
-    """Energies (and energy x cycles) in engineering units, counts exact."""
+def _cell(name: str, value: Any, fmt: Any = None) -> str:
+    """Energies (and energy x cycles) in engineering units, counts exact; ``fmt`` formats an
+    energy column with the digits its ranking needs (:func:`energy_format`)."""
     from polyjoule.reports.tables import count, energy
 
+    show = fmt or energy
     if name == "energy_pj":
-        return energy(value)
+        return show(value)
     if name == "edp":  # pJ x cycles, in the energy's engineering unit
-        return f"{energy(value)}·cycles"
+        return f"{show(value)}·cycles"
     if isinstance(value, float):
         return f"{value:,.1f}"  # mW; exact in --json
     return count(value) if isinstance(value, int) else str(value)
+
+
+def energy_format(values: Any) -> Any:
+    """A formatter of one column of energies (pJ): one engineering unit (the largest
+    value's), three significant digits, more until every distinct value reads distinct
+    (down to a thousandth of a pJ), so that rows ranked apart are visibly apart."""
+    import math
+
+    from polyjoule.reports.tables import UNITS, energy
+
+    vals = sorted({float(v) for v in values if math.isfinite(float(v))})
+    mag = max((abs(v) for v in vals), default=0.0)
+    if mag == 0:
+        return energy
+    name, scale = next(((n, sc) for n, sc in UNITS if mag >= sc), UNITS[-1])
+    lead = math.floor(math.log10(mag / scale)) + 1  # digits before the point
+    d = max(0, 3 - lead)
+    while (len({f"{v / scale:,.{d}f}" for v in vals}) < len(vals)
+           and scale / 10**d > 1e-3):
+        d += 1
+    return lambda v: f"{float(v) / scale:,.{d}f} {name}"
+
+
+def _formats(names: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per energy column of a ranking, its :func:`energy_format`."""
+    return {n: energy_format([r[n] for r in rows if n in r]) for n in names
+            if n in ("energy_pj", "edp")}
 
 
 def _census_rows(res: Any) -> list[dict[str, Any]]:
@@ -164,7 +211,10 @@ def _print_census(con: Console, target: Any, res: Any,
                   f"{k2['express']} vs {k2['refuse']} counting every cause")
         _say(con, "  (express: the encoding cannot say it; refuse: the machine would accept it "
                   "and compute wrongly, hang or lose values, so only a checker stops it)")
-    if independent is not None:
+    if independent is not None and not any(independent.values()):
+        _say(con, "independent census: no predicate refuses any nest"
+             + (f" once {', '.join(sorted(res.relieved))} is relieved" if res.relieved else ""))
+    elif independent is not None:
         print_table("independent census (each structural predicate asked of every nest)",
                     [Column("nests", number=True), Column("kind", fold=False),
                      Column("cause", fold=False)],
@@ -178,12 +228,13 @@ def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
     names = res.best.cost.names
     shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
     both = [k for k in ("makespan", "energy_pj") if k not in names and any(k in c for c in cands)]
+    fmt = _formats((*names, *both), cands)
     print_table(f"top {len(cands)} of {len(res.candidates)} candidates by ({', '.join(names)})",
                 [Column("mapping", fold=False), *(Column(k, number=True) for k in shown),
                  *(Column(HEADERS.get(n, n), number=True) for n in (*names, *both)),
                  Column("bottleneck"), Column("evidence")],
                 [(c["mapping"], *(str(c.get(k, "")) for k in shown),
-                  *(_cell(n, c[n]) for n in (*names, *both)),
+                  *(_cell(n, c[n], fmt.get(n)) for n in (*names, *both)),
                   f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"]) for c in cands],
                 con=con)
 
@@ -248,8 +299,6 @@ def _search_cmd(workload: str, shape: str, target_name: str | None, top: int, sl
     tgt = targets.get(target_name or targets.default_name())
     if slots < 1:
         raise SpecError(f"--slots: {slots} < 1")
-    if top < 0:
-        raise SpecError(f"--top: {top} < 0")
     problem = Problem(wl, parse_shape(shape, wl.ranks, wl.name))
     with progress_bar():  # on stderr, once the search takes a second
         res = search(problem, tgt, slots)
@@ -384,7 +433,8 @@ def map_cmd(
                                        "M=16,K=16,N=16."),
     target: str | None = typer.Option(None, "--target", help="Registered target (default: "
                                       "the catalogue's, see --list)."),
-    top: int = typer.Option(8, "--top", help="Candidates to print."),
+    top: int = typer.Option(8, "--top", help="Candidates to print (kernel targets: per "
+                            "problem size)."),
     slots: int = typer.Option(2, "--slots", min=1, max=MAX_SLOTS,
                               help=f"Outer loops per rank (mapspace size, at most {MAX_SLOTS})."),
     census: bool = typer.Option(False, "--census", help="Also the independent census."),
@@ -398,8 +448,7 @@ def map_cmd(
     tosa: Path | None = typer.Option(None, "--tosa", help="Map every layer of a TOSA MLIR "
                                      "file (needs the tosa extra)."),
     machine: str | None = typer.Option(None, "--machine", help=MACHINE_HELP),
-    objective: str | None = typer.Option(None, "--objective", help="Rank by cycles (the "
-                                         "default), energy or edp (energy x cycles)."),
+    objective: str | None = typer.Option(None, "--objective", help=OBJECTIVE_HELP),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="A unit-energy "
                                              "table file overriding the shipped one."),
     wide: bool = typer.Option(False, "--wide", help="Full tables, whatever the terminal's width."),
@@ -417,17 +466,63 @@ def map_cmd(
     if gate and objective not in (None, "cycles"):
         raise SpecError(f"--objective {objective}: the gate checks published makespans; "
                         "it ranks by cycles")
+    if top < 1:
+        raise SpecError(f"--top: {top} is not a positive number of mappings to show")
+    option = "--machine" if machine is not None or arch is None else "--arch"
     machine = machine or arch
     if _maps_kernels(target) and not (list_ or gate or tosa is not None):
-        with machine_target(target, machine, echo=not as_json), \
-                objective_target(target, objective, energy_table):
-            _kernel_cmd(workload, shape, target, sets, top, census, relieve, as_json,
-                        not no_verify, bandwidth_bound, wide)
+        problem = _kernel_problem(workload, shape, target, sets)  # before any output
+        with objective_target(target, objective, energy_table), \
+                _named(option, target, machine), machine_target(target, machine, False):
+            _kernel_cmd(problem, target, top, census, relieve, as_json, not no_verify,
+                        bandwidth_bound, wide)
         return
-    with machine_target(target, machine, echo=not as_json), \
-            objective_target(target, objective, energy_table):
+    if not (list_ or gate or tosa is not None) and workload is not None:
+        _check_workload(workload, shape)  # before the machine's header
+    with objective_target(target, objective, energy_table), \
+            _named(option, target, machine), machine_target(target, machine, not as_json):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa, wide)
+
+
+def _check_workload(workload: str, shape: str | None) -> None:
+    """A workload target maps registered workloads; a file is a kernel for ``--target tcpa``."""
+    from polyjoule.library import workloads as registry
+
+    try:
+        wl = registry.get(workload)
+    except UnknownNameError as e:
+        if workload.endswith((".c", ".yaml", ".yml")) or "/" in workload:
+            raise UnknownNameError(f"{e}; a C or YAML kernel file maps on a kernel target "
+                                   "(--target tcpa)") from None
+        raise
+    if shape is not None:
+        parse_shape(shape, wl.ranks, wl.name)
+
+
+@contextmanager
+def _named(option: str, target: str | None, machine: str | None) -> Iterator[None]:
+    """Check the machine declaration first, its errors naming the option typed."""
+    from polyjoule.search import target as targets
+
+    with reworded("--array", option):
+        targets.on_machine(targets.get(target or targets.default_name()), machine)
+    yield
+
+
+@contextmanager
+def reworded(old: str, new: str) -> Iterator[None]:
+    """Errors raised inside name the option ``new`` where a shared parser says ``old``
+    (``map`` takes problem sizes as ``--set``, machines as ``--machine``/``--arch``)."""
+    from polyjoule.errors import PolyjouleError
+
+    try:
+        yield
+    except PolyjouleError as e:
+        text = str(e)
+        if old not in text:
+            raise
+        raise type(e)(text.replace(old, new)) from None
 
 
 @contextmanager
@@ -480,29 +575,73 @@ def _maps_kernels(target: str | None) -> bool:
     return target is not None and hasattr(targets.get(target), "search_kernel")
 
 
-def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: list[str],
-                top: int, census: bool, relieve: str | None, as_json: bool, verify: bool,
-                bandwidth_bound: bool, wide: bool = False) -> None:
-    """``map KERNEL --target T --set ...`` for a kernel target: its vectorised search."""
-    from polyjoule.dse.cache import FormulaCache
+def _kernel_problem(kernel_name: str | None, shape: str | None, target: str,
+                    sets: list[str]) -> tuple[Any, Any, str]:
+    """The kernel (a built-in name or a C/YAML file), its problem sizes and the name to
+    show: every input checked before anything is printed."""
+    from polyjoule.cli._common import load_kernel
     from polyjoule.dse.space import size_grid
-    from polyjoule.library.kernels import get
-    from polyjoule.search import target as targets
 
-    tgt = targets.get(target)
     if kernel_name is None:
         raise SpecError(f"map --target {target}: give a KERNEL (e.g. gesummv) and --set sizes")
-    kernel = get(kernel_name)
+    kernel = load_kernel(kernel_name)
     specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
     if not specs:
         specs = [f"{k}={v}" for k, v in kernel.resolve(None, "MINI").items()]
-    grid = size_grid(kernel, specs)
+    with reworded("--size", "--set"):
+        grid = size_grid(kernel, specs)
+    _check_minimum(kernel, grid.values)
+    return kernel, grid, kernel_name
+
+
+def _check_minimum(kernel: Any, values: Mapping[str, Any]) -> None:
+    """A size below a parameter's minimum is refused up front, as ``analyze`` does."""
+    from polyjoule.errors import ParameterRangeError
+
+    for ph in kernel.phases:
+        for p, lo in ph.param_min:
+            if p in values and len(values[p]) and int(values[p].min()) < lo:
+                raise ParameterRangeError(f"--set: {p}={int(values[p].min())} is below its "
+                                          f"minimum {lo} (kernel {kernel.name})")
+
+
+def _check_mapspace(tgt: Any, kernel: Any, values: Mapping[str, Any]) -> None:
+    """Refuse a search past ``MAX_MAPPINGS``, counting the mappings at the first size."""
+    sizes = len(next(iter(values.values()))) if values else 1
+    if sizes <= COUNT_SIZES_ABOVE:
+        return
+    one = tgt.search_kernel(kernel, {k: v[:1] for k, v in values.items()}, frozenset(), 1)
+    total = one.considered * sizes
+    if total > MAX_MAPPINGS:
+        raise SpecError(f"--set: {sizes:,} problem sizes x {one.considered:,} mappings each "
+                        f"(at the first size) is about {total:,} mappings, over map's limit "
+                        f"of {MAX_MAPPINGS:,}: narrow the ranges or coarsen their steps")
+
+
+def _kernel_cmd(problem: tuple[Any, Any, str], target: str, top: int, census: bool,
+                relieve: str | None, as_json: bool, verify: bool, bandwidth_bound: bool,
+                wide: bool = False) -> None:
+    """``map KERNEL --target T --set ...`` for a kernel target: its vectorised search."""
+    from polyjoule.dse.cache import FormulaCache
+    from polyjoule.search import target as targets
+
+    kernel, grid, source = problem
+    tgt = targets.get(target)
     tgt = tgt.configured(bandwidth_bound=bandwidth_bound, store=FormulaCache())
     if relieve is not None and relieve not in tgt.relievable:
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
                                f"relieve ({', '.join(tgt.relievable)})")
     with progress_bar(f"{kernel.name}: searching {target}"):
+        _check_mapspace(tgt, kernel, grid.values)
         res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
+    if not as_json:  # the machine's header, once every input passed
+        from polyjoule.reports.tables import comment
+
+        comment(targets.machine_header(tgt))
+    if source != kernel.name:  # a file: the analyze command names it
+        for row in res.candidates:
+            row["analyze"] = row["analyze"].replace(f"analyze {kernel.name} ",
+                                                    f"analyze {source} ", 1)
     if verify and res.best is not None:
         res.best["verified"] = tgt.verify_row(kernel, res.best)
     if as_json:
@@ -513,13 +652,19 @@ def _kernel_cmd(kernel_name: str | None, shape: str | None, target: str, sets: l
         raise InfeasibleMapping(f"{kernel.name}: every mapping was refused")
 
 
+def _chosen(tgt: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return None if not rows else {"mapping": rows[0]["mapping"],
+                                  "cost": [rows[0][k] for k in tgt.objectives]}
+
+
 def _kernel_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "problem": res.kernel, "target": tgt.name, "nests": res.considered,
         "encodable": res.accepted, "census": _census_rows(res), "candidates": res.candidates,
         "objectives": list(tgt.objectives), "objective": tgt.objective,
-        "chosen": None if res.best is None else {
-            "mapping": res.best["mapping"], "cost": [res.best[k] for k in tgt.objectives]},
+        "chosen": _chosen(tgt, res.candidates),
+        "sizes": [{**size, "chosen": _chosen(tgt, res.at(size["values"]))}
+                  for size in getattr(res, "sizes", ())],
         "derive_seconds": res.derive_seconds, "eval_seconds": res.eval_seconds}
     if census:
         doc["independent"] = dict(res.independent)
@@ -529,34 +674,92 @@ def _kernel_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
 
 
 def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -> None:
-    from polyjoule.reports.tables import Column, energy, print_table
     from polyjoule.search import target as targets
 
     con = _console(wide)
     _say(con, f"{res.kernel} on {targets.describe(tgt)}: {res.considered} mappings, "
               f"{res.accepted} fit" + (f" (relieved: {', '.join(sorted(res.relieved))})"
                                        if res.relieved else "")
+              + (f" over {n} problem sizes" if (n := len(getattr(res, "sizes", ()))) > 1
+                 else "")
               + f"; derived in {res.derive_seconds:.2f} s, evaluated in "
                 f"{res.eval_seconds:.3f} s")
-    _print_census(con, tgt, res, res.independent if census else None)
+    if res.census.total:
+        _print_census(con, tgt, res, res.independent if census else None)
+    else:
+        _say(con, "refusals: none" + (f" once {', '.join(sorted(res.relieved))} is relieved"
+                                      if res.relieved else "") + ": every mapping fits")
+        _print_census(con, tgt, res, res.independent if census else None)
     if res.relief is not None:
-        r = res.relief
-        _say(con, f"relieve {r['cause']}: {r['alone']} mappings refused by it alone returned; "
-                  "what binds the rest next: "
-                  + (", ".join(f"{c} {n}" for c, n in r["rebound"].items()) or "-"))
+        _print_relief(con, res.relief)
     if not res.candidates:
         return
+    several = len(getattr(res, "sizes", ())) > 1
+    if not several:
+        _print_kernel_ranking(con, tgt, res.candidates, {"encodable": res.accepted}, False)
+    else:
+        _print_per_size(con, tgt, res)
+        for size in res.sizes:
+            rows = res.at(size["values"])
+            if rows:
+                _print_kernel_ranking(con, tgt, rows, size, True)
+    _print_kernel_choice(con, res, several)
+
+
+def _size_label(values: Mapping[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in values.items())
+
+
+def _print_relief(con: Console, r: Mapping[str, Any]) -> None:
+    """What relieving a constraint returned, and what refuses the rest in its place."""
+    rebound = ", ".join(f"{c} {n}" for c, n in r["rebound"].items())
+    _say(con, f"relieve {r['cause']}: {r['alone']} mappings refused by it alone now fit; "
+              + (f"the rest it refused are refused next by: {rebound}" if rebound else
+                 f"no other constraint refuses the mappings {r['cause']} refused"))
+
+
+def _print_per_size(con: Console, tgt: Any, res: Any) -> None:
+    """The best mapping at each problem size, and how many fit there."""
+    from polyjoule.reports.tables import Column, count, energy, print_table
+
+    best = [(s, res.at(s["values"])[:1]) for s in res.sizes]
+    print_table(f"best at each problem size by ({', '.join(tgt.objectives)}); latency in cycles",
+                [Column("size", fold=False), Column("fit", number=True),
+                 Column("best mapping", fold=False), Column("latency", number=True),
+                 Column("energy", number=True)],
+                [(_size_label(s["values"]), f"{count(s['encodable'])} of {count(s['nests'])}",
+                  *((b[0]["mapping"].split(" @ ")[0], count(b[0]["latency"]),
+                     energy(b[0]["energy_pj"])) if b else ("none fits", "-", "-")))
+                 for s, b in best], con=con)
+
+
+def _print_kernel_ranking(con: Console, tgt: Any, rows: list[dict[str, Any]],
+                          size: Mapping[str, Any], several: bool) -> None:
+    from polyjoule.reports.tables import Column, print_table
+
     cols = ("mapping", "latency", "energy_pj", "power_mw", "edp")
-    print_table(f"top {len(res.candidates)} of {res.accepted} by ({', '.join(tgt.objectives)}); "
+    fmt = _formats(cols, rows)
+    at = f" at {_size_label(size['values'])}" if several else ""
+    print_table(f"top {len(rows)} of {size['encodable']}{at} by ({', '.join(tgt.objectives)}); "
                 "latency in cycles, power in mW",
                 [Column(HEADERS.get(c, c), number=c != "mapping", fold=False) for c in cols],
-                [[c["mapping"], *(_cell(k, c[k]) for k in cols[1:])] for c in res.candidates],
-                con=con)
+                [[c["mapping"], *(_cell(k, c[k], fmt.get(k)) for k in cols[1:])]
+                 for c in rows], con=con)
+
+
+def _print_kernel_choice(con: Console, res: Any, several: bool) -> None:
+    """The best mapping (at the first size, with several), checked in simulation, and the
+    command that prices it alone."""
+    from polyjoule.reports.tables import energy
+
     b = res.best
-    verified = ("" if "verified" not in b else "; simulated with capacities enforced: "
-                + ("passes" if b["verified"] else "FAILS" if b["verified"] is False
-                   else "too large"))
-    _say(con, f"chosen: {b['mapping']}  latency {b['latency']:,} cycles, energy "
+    verified = "" if "verified" not in b else "; simulated with capacities enforced: " + (
+        "passes" if b["verified"] else "too large" if b["verified"] is None
+        else "FAILS" + (f" (expected: it needs what --relieve {', '.join(b['relieved'])}"
+                        " set aside; the simulator enforces the declared capacities)"
+                        if b.get("relieved") else ""))
+    at = f" at {_size_label(b['values'])}" if several else ""
+    _say(con, f"chosen{at}: {b['mapping']}  latency {b['latency']:,} cycles, energy "
               f"{energy(b['energy_pj'])} (dynamic {energy(b['dynamic_pj'])}){verified}")
     if "analyze" in b:
         from rich.text import Text

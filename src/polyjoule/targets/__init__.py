@@ -12,3 +12,7 @@ MODULES: dict[str, str] = {"tinytpu-isa": "polyjoule.targets.tinytpu.target",
                            "tcpa": "polyjoule.targets.tcpa.target"}
 PROVIDERS: tuple[str, ...] = tuple(MODULES.values())
 DEFAULT = "tinytpu-isa"
+#: what ``--objective`` takes per target, its default first (``map --help`` says it without
+#: importing a target; tests/cli/test_mapper_input.py checks it against each target's own)
+OBJECTIVES: dict[str, tuple[str, ...]] = {"tinytpu-isa": ("cycles", "energy", "edp"),
+                                          "tcpa": ("energy", "latency", "edp", "power")}

@@ -23,7 +23,7 @@ energy:
 
 
 def test_text_and_file_forms(tmp_path):
-    assert array_of("8x8").shape == (8, 8) and array_of("4").shape == (1, 4)
+    assert array_of("8x8").shape == (8, 8) and array_of("1x4").shape == (1, 4)
     p = tmp_path / "a.yaml"
     p.write_text(DECL)
     a = load_array(p)

@@ -20,6 +20,7 @@ DRAM (DR) sits behind them (``docs/model.md``).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,23 +186,29 @@ def default_array(shape: tuple[int, int] | None = None, where: str = "--array") 
     return declaration({**data, "rows": rows, "cols": cols, "name": f"{rows}x{cols}"}, where)
 
 
+#: the largest side a grid takes (the declaration's limit, :mod:`.declaration`)
+MAX_SIDE = 4096
+
+
 def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
-    """``ROWSxCOLS``; a bare ``C`` is the 1-D array ``1xC``."""
-    parts = [x for x in text.strip().lower().split("x") if x.strip()]
-    try:
-        dims = [int(x) for x in parts]
-    except ValueError:
-        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS") from None
-    if len(dims) == 1:
-        dims = [1, dims[0]]
-    if len(dims) != 2 or min(dims) < 1 or max(dims) > 2**20:
-        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS with sizes in 1..2**20")
-    return dims[0], dims[1]
+    """Exactly ``ROWSxCOLS`` (``1xC`` for a 1-D array), each side in 1..MAX_SIDE."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if m is None:
+        raise SpecError(f"{what}: {text!r} is not ROWSxCOLS (e.g. 8x8, or 1x16 for a 1-D "
+                        "array)")
+    rows, cols = int(m[1]), int(m[2])
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise SpecError(f"{what}: {text.strip()!r} is outside the grids a declaration takes: "
+                        f"ROWSxCOLS with each side in 1..{MAX_SIDE}")
+    return rows, cols
 
 
-def array_of(text: str) -> ProcessorArray:
-    """``ROWSxCOLS`` (1-D: ``C`` or ``1xC``): the shipped declaration with that grid; or a
+def array_of(text: str, what: str = "--array") -> ProcessorArray:
+    """``ROWSxCOLS`` (1-D: ``1xC``): the shipped declaration with that grid; or a
     declaration file."""
     if text.endswith((".yaml", ".yml")) or Path(text).is_file():
         return load_array(text)
-    return default_array(parse_shape(text))
+    if Path(text).is_dir():
+        raise SpecError(f"{what}: {text!r} is a directory; give ROWSxCOLS (e.g. 8x8) or an "
+                        "array declaration file (.yaml, docs/arch.md)")
+    return default_array(parse_shape(text, what))

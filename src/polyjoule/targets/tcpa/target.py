@@ -108,10 +108,17 @@ class TcpaSearch:
     derive_seconds: float
     eval_seconds: float
     relief: dict[str, Any] | None = None
+    #: per problem size (grid order): its values, mappings considered and fitting
+    sizes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def best(self) -> dict[str, Any] | None:
+        """The best mapping at the first size that has one."""
         return self.candidates[0] if self.candidates else None
+
+    def at(self, values: Mapping[str, int]) -> list[dict[str, Any]]:
+        """The ranked mappings at one problem size."""
+        return [c for c in self.candidates if c["values"] == dict(values)]
 
 
 @dataclass
@@ -369,10 +376,10 @@ def search(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray],
         blocks += own + _by_ilp(tgt, part, own)
     t2 = time.perf_counter()
     census, indep = _census(blocks, relieve)
-    cands, accepted = _rank(tgt, blocks, relieve, top)
+    cands, accepted, sizes = _rank(tgt, blocks, relieve, top)
     n = sum(int(np.size(b.price["latency"])) for b in blocks)
     res = TcpaSearch(kernel.name, tgt, cands, accepted, census, n, relieve, indep,
-                     t1 - t0, t2 - t1)
+                     t1 - t0, t2 - t1, sizes=sizes)
     if relieve:
         res.relief = _relief(blocks, relieve)
     return res
@@ -458,29 +465,60 @@ def _ok(b: _Block, relieve: frozenset[str]) -> np.ndarray:
 
 
 def _rank(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str], top: int
-          ) -> tuple[list[dict[str, Any]], int]:
-    """The ``top`` accepted mappings by the objectives, and how many were accepted."""
-    keys, rows = [], []
-    accepted = 0
-    for bi, b in enumerate(blocks):
-        idx = np.flatnonzero(_ok(b, relieve))
-        accepted += idx.size
-        if idx.size:
-            o = np.lexsort(tuple(b.price[k][idx] for k in reversed(tgt.objectives)))[:max(top, 1)]
-            for i in idx[o]:
-                keys.append(tuple(float(b.price[k][i]) for k in tgt.objectives) + (bi, int(i)))
-    for *_, bi, i in sorted(keys)[:top]:
-        b = blocks[bi]
-        m = _at(b, i)
-        rows.append({"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
-                     "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
-                     "order": "auto" if m.order is None else "/".join(m.order),
-                     "values": dict(m.values), "analyze": m.command(m.kernel),
-                     "latency": int(b.price["latency"][i]),
-                     "energy_pj": round(float(b.price["energy_pj"][i]), 3),
-                     "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
-                     "edp": float(b.price["edp"][i]), "power_mw": round(float(b.price["power_mw"][i]), 6)})
-    return rows, accepted
+          ) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]]]:
+    """The ``top`` accepted mappings by the objectives at each problem size (sizes in grid
+    order), how many were accepted, and per size how many were considered and fit: energy
+    and latency grow with the size, so mappings are ranked against their own size only."""
+    cols = _points_table(tgt, blocks, relieve)
+    if cols is None:
+        return [], 0, []
+    size, ok, objs, bi, idx, sizes = cols
+    order = np.lexsort((idx[ok], bi[ok], *reversed([o[ok] for o in objs]), size[ok]))
+    ranked_size = size[ok][order]
+    start = np.searchsorted(ranked_size, ranked_size, side="left")
+    keep = order[np.arange(order.size) - start < top]
+    rows = [_row(blocks[b], int(i), relieve)
+            for b, i in zip(bi[ok][keep], idx[ok][keep], strict=True)]
+    considered = np.bincount(size, minlength=len(sizes))
+    fit = np.bincount(size[ok], minlength=len(sizes))
+    per = [{"values": v, "nests": int(n), "encodable": int(f)}
+           for v, n, f in zip(sizes, considered, fit, strict=True)]
+    return rows, int(ok.sum()), per
+
+
+def _points_table(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str]) -> Any:
+    """Every point of every block as columns: its size's index, accepted?, objectives,
+    block and index in the block; and the sizes in grid order."""
+    if not blocks:
+        return None
+    params = list(blocks[0].mapping.values)
+    vals = [np.concatenate([np.broadcast_to(b.mapping.values[p], np.shape(b.price["latency"]))
+                            .reshape(-1) for b in blocks]) for p in params]
+    uniq, size = np.unique(np.stack(vals, axis=1), axis=0, return_inverse=True)
+    ok = np.concatenate([_ok(b, relieve).reshape(-1) for b in blocks])
+    objs = [np.concatenate([np.asarray(b.price[k], float).reshape(-1) for b in blocks])
+            for k in tgt.objectives]
+    bi = np.concatenate([np.full(np.size(b.price["latency"]), n) for n, b in enumerate(blocks)])
+    idx = np.concatenate([np.arange(np.size(b.price["latency"])) for b in blocks])
+    sizes = [dict(zip(params, (int(x) for x in u), strict=True)) for u in uniq]
+    return size.reshape(-1), ok, objs, bi, idx, sizes
+
+
+def _row(b: _Block, i: int, relieve: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One ranked mapping as ``map`` shows it (and ``--json`` gives it); ``relieved``: the
+    relieved causes that would refuse it."""
+    m = _at(b, i)
+    flagged = [c for c in sorted(relieve)
+               if c in b.causes.masks and bool(np.asarray(b.causes.masks[c]).reshape(-1)[i])]
+    return {"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
+            "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
+            "order": "auto" if m.order is None else "/".join(m.order),
+            "values": dict(m.values), "analyze": m.command(m.kernel),
+            "latency": int(b.price["latency"][i]),
+            "energy_pj": round(float(b.price["energy_pj"][i]), 3),
+            "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
+            "edp": float(b.price["edp"][i]),
+            "power_mw": round(float(b.price["power_mw"][i]), 6), "relieved": flagged}
 
 
 def _relief(blocks: list[_Block], relieve: frozenset[str]) -> dict[str, Any]:

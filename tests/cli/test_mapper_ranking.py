@@ -1,0 +1,90 @@
+"""``polyjoule map --target tcpa``: rankings per problem size, energies with the digits
+the ranking needs, relieved runs that say what their empty tables mean."""
+
+import json
+
+from typer.testing import CliRunner
+
+from polyjoule.cli import app
+from polyjoule.cli.mapper import energy_format
+
+runner = CliRunner()
+
+
+def _map(*args):
+    r = runner.invoke(app, ["map", *args, "--no-verify"])
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def test_several_sizes_are_ranked_each_against_its_own_size():
+    doc = json.loads(_map("gesummv", "--target", "tcpa", "--set", "N=64:256:64", "--top",
+                          "3", "--json"))
+    sizes = [s["values"]["N0"] for s in doc["sizes"]]
+    assert sizes == [64, 128, 192, 256]
+    for s in doc["sizes"]:
+        rows = [c for c in doc["candidates"] if c["values"] == s["values"]]
+        assert len(rows) == min(3, s["encodable"]) > 0
+        keys = [(c["energy_pj"], c["latency"]) for c in rows]
+        assert keys == sorted(keys)
+        assert s["chosen"]["mapping"] == rows[0]["mapping"]
+        assert 0 < s["encodable"] <= s["nests"]
+    assert sum(s["nests"] for s in doc["sizes"]) == doc["nests"]
+    assert sum(s["encodable"] for s in doc["sizes"]) == doc["encodable"]
+    # the absolute ranking would list only N=64 mappings: the per-size one lists all four
+    assert {c["values"]["N0"] for c in doc["candidates"]} == set(sizes)
+
+
+def test_several_sizes_text_has_a_best_per_size_table():
+    out = _map("gesummv", "--target", "tcpa", "--set", "N=64:256:64", "--top", "2",
+               "--wide")
+    assert "best at each problem size" in out
+    for n in (64, 128, 192, 256):
+        assert f"at N0={n},N1={n} by" in out
+
+
+def test_one_size_keeps_one_ranking():
+    out = _map("gemm", "--target", "tcpa", "--top", "3", "--wide")
+    assert "best at each problem size" not in out and "top 3 of 174 by" in out
+
+
+def test_ranked_energies_read_distinct():
+    """gemm's top 8 on tcpa differ by under 0.1%: three digits would show 1.81 uJ for all."""
+    doc = json.loads(_map("gemm", "--target", "tcpa", "--json"))
+    energies = [c["energy_pj"] for c in doc["candidates"]]
+    assert len(set(energies)) == len(energies) == 8
+    out = _map("gemm", "--target", "tcpa", "--wide")
+    fmt = energy_format(energies)
+    shown = [fmt(e) for e in energies]
+    assert len(set(shown)) == 8 and all(s in out for s in shown)
+    for s, e in zip(shown, energies, strict=True):  # the text is the value, rounded
+        assert abs(float(s.split()[0]) * 1e6 - e) <= 0.5 * 10 ** -len(s.split()[0].split(".")[1]) * 1e6
+
+
+def test_energy_format_adds_digits_only_when_needed():
+    assert energy_format([1806549.251, 2_500_000.0])(1806549.251) == "1.81 uJ"
+    assert energy_format([1806549.251, 1806659.38])(1806549.251) == "1.8065 uJ"
+    assert energy_format([1.004, 1.001])(1.004) == "1.004 pJ"  # pJ to 3 decimals, as --json
+    assert energy_format([1.0004, 1.0001])(1.0004) == "1.000 pJ"
+    assert energy_format([5.0, 5.0])(5.0) == "5.00 pJ"
+
+
+def test_relieved_census_says_why_it_is_empty():
+    out = _map("gemm", "--target", "tcpa", "--relieve", "fd-depth", "--census", "--top", "1",
+               "--wide")
+    assert "refusals: none once fd-depth is relieved" in out
+    assert "independent census: no predicate refuses any nest once fd-depth" in out
+    assert "no other constraint refuses the mappings fd-depth refused" in out
+    assert "what binds the rest next: -" not in out
+
+
+def test_a_relieved_mapping_failing_simulation_says_it_is_expected():
+    r = runner.invoke(app, ["map", "gemm", "--target", "tcpa", "--relieve", "fd-depth",
+                            "--top", "1", "--wide"])
+    assert r.exit_code == 0, r.output
+    assert "FAILS (expected: it needs what --relieve fd-depth set aside" in r.output
+    doc = json.loads(_map("gemm", "--target", "tcpa", "--relieve", "fd-depth", "--top", "1",
+                          "--json"))
+    assert doc["candidates"][0]["relieved"] == ["fd-depth"]  # why the simulation refuses it
+    plain = json.loads(_map("gemm", "--target", "tcpa", "--top", "1", "--json"))
+    assert plain["candidates"][0]["relieved"] == []
