@@ -144,7 +144,7 @@ def _both(target: Any, cand: Any) -> dict[str, float]:
 
 
 #: column headers with their units, where the key alone does not say them
-HEADERS = {"energy_pj": "energy", "edp": "EDP (energy x cycles)"}
+HEADERS = {"energy_pj": "energy", "edp": "EDP (energy x cycles)", "power_mw": "power"}
 
 
 def _cell(name: str, value: Any, fmt: Any = None) -> str:
@@ -223,13 +223,13 @@ def _print_census(con: Console, target: Any, res: Any,
 
 
 def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
-    from polyjoule.reports.tables import Column, print_table
+    from polyjoule.reports.tables import Column, print_table, ranking
 
     names = res.best.cost.names
     shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
     both = [k for k in ("makespan", "energy_pj") if k not in names and any(k in c for c in cands)]
     fmt = _formats((*names, *both), cands)
-    print_table(f"top {len(cands)} of {len(res.candidates)} candidates by ({', '.join(names)})",
+    print_table(f"top {len(cands)} of {len(res.candidates)} candidates by {ranking(names)}",
                 [Column("mapping", fold=False), *(Column(k, number=True) for k in shown),
                  *(Column(HEADERS.get(n, n), number=True) for n in (*names, *both)),
                  Column("bottleneck"), Column("evidence")],
@@ -720,10 +720,10 @@ def _print_relief(con: Console, r: Mapping[str, Any]) -> None:
 
 def _print_per_size(con: Console, tgt: Any, res: Any) -> None:
     """The best mapping at each problem size, and how many fit there."""
-    from polyjoule.reports.tables import Column, count, energy, print_table
+    from polyjoule.reports.tables import Column, count, energy, print_table, ranking
 
     best = [(s, res.at(s["values"])[:1]) for s in res.sizes]
-    print_table(f"best at each problem size by ({', '.join(tgt.objectives)}); latency in cycles",
+    print_table(f"best at each problem size by {ranking(tgt.objectives)}; latency in cycles",
                 [Column("size", fold=False), Column("fit", number=True),
                  Column("best mapping", fold=False), Column("latency", number=True),
                  Column("energy", number=True)],
@@ -735,12 +735,12 @@ def _print_per_size(con: Console, tgt: Any, res: Any) -> None:
 
 def _print_kernel_ranking(con: Console, tgt: Any, rows: list[dict[str, Any]],
                           size: Mapping[str, Any], several: bool) -> None:
-    from polyjoule.reports.tables import Column, print_table
+    from polyjoule.reports.tables import Column, print_table, ranking
 
     cols = ("mapping", "latency", "energy_pj", "power_mw", "edp")
     fmt = _formats(cols, rows)
     at = f" at {_size_label(size['values'])}" if several else ""
-    print_table(f"top {len(rows)} of {size['encodable']}{at} by ({', '.join(tgt.objectives)}); "
+    print_table(f"top {len(rows)} of {size['encodable']}{at} by {ranking(tgt.objectives)}; "
                 "latency in cycles, power in mW",
                 [Column(HEADERS.get(c, c), number=c != "mapping", fold=False) for c in cols],
                 [[c["mapping"], *(_cell(k, c[k], fmt.get(k)) for k in cols[1:])]
