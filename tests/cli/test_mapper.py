@@ -117,7 +117,7 @@ def test_a_target_with_only_the_required_questions():
     target.register(_Bare())
     r = _run("gemm", "5x3x2", "--target", "bare", "--top", "2")
     assert r.exit_code == 0, r.output
-    assert "gemm 5x3x2 on bare" in r.output and "by (loops)" in r.output
+    assert "gemm 5x3x2 on bare" in r.output and "candidates by loops" in r.output
     assert "bare has no error bar" in r.output
     r = _run("--gate", "--target", "bare")
     assert r.exit_code == 2 and "bare publishes no problem set" in r.stderr

@@ -74,7 +74,7 @@ def test_text_table_under_energy_shows_both():
     r = runner.invoke(app, ["map", "gemm.relu", "16x16x16", "--objective", "energy",
                             "--no-verify"])
     assert r.exit_code == 0, r.output
-    assert "by (energy_pj, makespan)" in r.output and " energy " in r.output
+    assert "by energy (pJ), then makespan (cycles)" in r.output and " energy " in r.output
     assert "517" in r.output and "energy 219 nJ, most in: dram_read" in r.output
 
 
