@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
 from pra_brute import execute  # noqa: E402
 
 from polyjoule.errors import NotUniformError  # noqa: E402
-from polyjoule.frontends.cnest import _parse, _strip, c_kernel  # noqa: E402
+from polyjoule.frontends.cnest import _parse, c_kernel  # noqa: E402
+from polyjoule.frontends.cpre import strip_directives as _strip  # noqa: E402
 from polyjoule.frontends.creverse import reverse_downward  # noqa: E402
 
 

@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
 from pra_brute import kernel_counts  # noqa: E402
 
 from polyjoule.errors import CIncludeError, NotUniformError, SpecError  # noqa: E402
-from polyjoule.frontends.cnest import _parse, _strip, c_kernel  # noqa: E402
+from polyjoule.frontends.cnest import _parse, c_kernel  # noqa: E402
 from polyjoule.frontends.cpre import preprocess  # noqa: E402
+from polyjoule.frontends.cpre import strip_directives as _strip  # noqa: E402
 from polyjoule.library import kernels as registry  # noqa: E402
 
 ROOT = Path(__file__).with_name("polybench_c")

@@ -57,18 +57,18 @@ class Space:
 
     def shift(self, s: isl.Set, d: str, by: int) -> isl.Set:
         """The points ``p + by * e_d`` for ``p`` in ``s``."""
-        out = [f"o{k}" for k in range(len(self.dims))]
-        rel = " and ".join(f"{o} = {n}{f' + {by}' if n == d else ''}"
-                           for o, n in zip(out, self.dims, strict=True))
-        move = isl.Map(f"[{', '.join(self.params)}] -> {{ [{', '.join(self.dims)}] -> "
-                       f"[{', '.join(out)}] : {rel} }}")
-        return s.apply(move)
+        return self._moved(s, d, f"= {{n}} + {by}")
 
     def sweep_back(self, s: isl.Set, d: str) -> isl.Set:
         """The points ``p - t * e_d`` (``t >= 0``) for ``p`` in ``s``: the way a value
         travelling along ``d`` takes to reach ``s``."""
+        return self._moved(s, d, "<= {n}")
+
+    def _moved(self, s: isl.Set, d: str, along: str) -> isl.Set:
+        """``s`` under the map that relates dim ``d`` as ``along`` says (``{n}`` is its
+        name) and keeps every other dim."""
         out = [f"o{k}" for k in range(len(self.dims))]
-        rel = " and ".join(f"{o} {'<=' if n == d else '='} {n}"
+        rel = " and ".join(f"{o} {along.format(n=n) if n == d else f'= {n}'}"
                            for o, n in zip(out, self.dims, strict=True))
         move = isl.Map(f"[{', '.join(self.params)}] -> {{ [{', '.join(self.dims)}] -> "
                        f"[{', '.join(out)}] : {rel} }}")

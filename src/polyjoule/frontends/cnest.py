@@ -42,7 +42,7 @@ from polyjoule.frontends.cbounds import (
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
-from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess
+from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess, strip_directives
 from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.creorder import in_steps
 from polyjoule.frontends.creverse import reverse_downward
@@ -66,19 +66,6 @@ _CALLS |= {f"{c}{t}": m for c, m in (("sqrt", "sqrt"), ("fabs", "abs"), ("fmax",
                                       ("fmin", "min")) for t in ("", "f", "l")}
 _COMPARE = {"<": ast.Lt(), "<=": ast.LtE(), ">": ast.Gt(), ">=": ast.GtE(), "==": ast.Eq(),
             "!=": ast.NotEq()}
-
-
-def _strip(text: str) -> str:
-    """Blank out preprocessor lines but ``#line`` (keeping line numbers) and expand the
-    PolyBench macros that no header defined."""
-    lines = ["" if ln.lstrip().startswith("#") and not re.match(r"\s*#\s*line\b", ln) else ln
-             for ln in text.splitlines()]
-    out = "\n".join(lines)
-    out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
-    out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
-    out = re.sub(r"\bDATA_TYPE\b", "double", out)
-    out = re.sub(r"\b(SQRT|EXP|POW)_FUN\b", lambda m: m.group(1).lower(), out)
-    return out
 
 
 def _parse(text: str, filename: str) -> c_ast.FileAST:
@@ -551,7 +538,7 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
 
     ``dtype`` None keeps the arrays' declared type (``double`` -> ``fp64``)."""
     src = source or preprocess(text, filename, include_dirs, defines)
-    fn, name = _function(_parse(_strip(src.text), filename), filename)
+    fn, name = _function(_parse(strip_directives(src.text), filename), filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)

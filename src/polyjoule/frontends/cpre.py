@@ -219,3 +219,16 @@ def _keep(text: str, spans: list[tuple[int, int]], stop: int) -> str:
 def _blank_but_lines(text: str) -> str:
     return "\n".join(ln if re.match(r"[ \t]*#[ \t]*line\b", ln) else _blank(ln)
                      for ln in text.split("\n"))
+
+
+def strip_directives(text: str) -> str:
+    """Blank out preprocessor lines but ``#line`` (keeping line numbers) and expand the
+    PolyBench macros that no header defined."""
+    lines = ["" if ln.lstrip().startswith("#") and not re.match(r"\s*#\s*line\b", ln) else ln
+             for ln in text.splitlines()]
+    out = "\n".join(lines)
+    out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
+    out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
+    out = re.sub(r"\bDATA_TYPE\b", "double", out)
+    out = re.sub(r"\b(SQRT|EXP|POW)_FUN\b", lambda m: m.group(1).lower(), out)
+    return out

@@ -37,7 +37,7 @@ import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import CRunError
-from polyjoule.frontends.cpre import _run, _sizes, scop_function
+from polyjoule.frontends.cpre import _run, _sizes, scop_function, strip_directives
 from polyjoule.model.affine import Affine
 from polyjoule.model.pra import Kernel
 
@@ -81,17 +81,6 @@ def _min(a: Any, b: Any) -> Any:
 
 def _relu(a: Any) -> Any:
     return a if a > 0 else a * 0
-
-
-def _strip(text: str) -> str:
-    """Drop preprocessor lines but ``#line``; name the PolyBench macros no header defined."""
-    lines = ["" if ln.lstrip().startswith("#") and not re.match(r"\s*#\s*line\b", ln) else ln
-             for ln in text.splitlines()]
-    out = "\n".join(lines)
-    out = re.sub(r"\b_PB_([A-Za-z_0-9]+)", r"\1", out)
-    out = re.sub(r"\bSCALAR_VAL\s*\(", "(", out)
-    out = re.sub(r"\bDATA_TYPE\b", "double", out)
-    return re.sub(r"\b(SQRT|EXP|POW)_FUN\b", lambda m: m.group(1).lower(), out)
 
 
 def _function(text: str, filename: str) -> c_ast.FuncDef:
@@ -471,7 +460,7 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
               defines: Sequence[str] = (), widen: bool = False) -> CProgram:
     """The C kernel of ``text`` (its ``#pragma scop`` region, as the front end reads it) as
     a program to run; see the module docstring. ``widen`` runs ``float`` as ``double``."""
-    fn = _function(_strip(_preprocessed(text, filename, include_dirs, defines)), filename)
+    fn = _function(strip_directives(_preprocessed(text, filename, include_dirs, defines)), filename)
     tr = _Translator(filename, widen)
     arguments = _parameters(fn, tr)
     tr.block(fn.body, 1)

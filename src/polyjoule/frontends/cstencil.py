@@ -32,9 +32,8 @@ from polyjoule.frontends.cnest import (
     _loop,
     _parse,
     _statement,
-    _strip,
 )
-from polyjoule.frontends.cpre import CSource
+from polyjoule.frontends.cpre import CSource, strip_directives
 from polyjoule.frontends.localize.stencil import stencil_pra
 from polyjoule.frontends.localize.timesteps import TimeLoop, Update
 from polyjoule.model.nest import Loop, Stmt, read_name
@@ -169,7 +168,7 @@ def time_loop(body: list[Any], ctx: _Ctx, name: str, dtype: str,
 def stencil_kernel(src: CSource, filename: str, dtype: str | None = None,
                    datasets: dict[str, dict[str, int]] | None = None) -> Kernel | None:
     """The kernel of a time-iterated stencil, or None when the scop is not one."""
-    fn, name = _function(_parse(_strip(src.text), filename), filename)
+    fn, name = _function(_parse(strip_directives(src.text), filename), filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)

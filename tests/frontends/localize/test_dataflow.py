@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from polyjoule.frontends.cnest import _Ctx, _nest, _parse, _strip
+from polyjoule.frontends.cnest import _Ctx, _nest, _parse
+from polyjoule.frontends.cpre import strip_directives as _strip
 from polyjoule.frontends.localize.dataflow import (
     INPUT,
     Finished,
