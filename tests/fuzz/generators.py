@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from importlib import resources
 
 import yaml
-from harness import Case  # tests/fuzz is on sys.path (test_fuzz.py puts it there)
+from harness import FuzzCase  # tests/fuzz is on sys.path (test_fuzz.py puts it there)
 
-Gen = Callable[[random.Random], Iterator[Case]]
+Gen = Callable[[random.Random], Iterator[FuzzCase]]
 
 
 def _gemm_yaml() -> dict:
@@ -34,7 +34,7 @@ def _junk(rng: random.Random) -> bytes:
         bytes(rng.randrange(256) for _ in range(rng.randrange(4)))
 
 
-def bytes_everywhere(rng: random.Random) -> Iterator[Case]:
+def bytes_everywhere(rng: random.Random) -> Iterator[FuzzCase]:
     """Files that are not UTF-8, through every command that reads a file."""
     uses = [
         ("analyze", "k.yaml", ("analyze", "{dir}/k.yaml")),
@@ -54,7 +54,7 @@ def bytes_everywhere(rng: random.Random) -> Iterator[Case]:
         files = {name: _junk(rng)}
         if what == "machine":
             files["p.tasm"] = b"nop\n"
-        yield Case("bytes", f"{what}-{k}", args, files, needle="UTF-8")
+        yield FuzzCase("bytes", f"{what}-{k}", args, files, needle="UTF-8")
 
 
 def _deep(rng: random.Random, depth: int) -> bytes:
@@ -67,7 +67,7 @@ def _deep(rng: random.Random, depth: int) -> bytes:
     return b"".join(b"  " * i + b"k:\n" for i in range(depth)) + b"  " * depth + b"v\n"
 
 
-def yaml_limits(rng: random.Random) -> Iterator[Case]:
+def yaml_limits(rng: random.Random) -> Iterator[FuzzCase]:
     """Deep nesting, duplicate keys, long expressions in every YAML reader."""
     targets = [("analyze", "{dir}/k.yaml"), ("show", "{dir}/k.yaml")]
     for k in range(40):
@@ -78,12 +78,12 @@ def yaml_limits(rng: random.Random) -> Iterator[Case]:
             key = rng.choice(["name", "version", "description"])
             data = f"version: 1\n{key}: a\nname: b\n{key}: c\n".encode()
             data, needle = (data if key != "name" else b"name: a\nname: b\n"), "given twice"
-        yield Case("yaml", f"limits-{k}", (cmd, path), {"k.yaml": data}, needle=needle)
+        yield FuzzCase("yaml", f"limits-{k}", (cmd, path), {"k.yaml": data}, needle=needle)
     for k in range(20):
         opt = rng.choice(["--array", "--energy-table"])
         name = "a.yaml" if opt == "--array" else "e.yaml"
         data = _deep(rng, rng.choice([60, 3000])) if k % 2 else b"name: a\nname: b\n"
-        yield Case("yaml", f"{opt}-{k}", ("analyze", "gemm", "--dataset", "MINI", opt,
+        yield FuzzCase("yaml", f"{opt}-{k}", ("analyze", "gemm", "--dataset", "MINI", opt,
                                           "{dir}/" + name), {name: data})
 
 
@@ -139,17 +139,17 @@ def _pra_mutations(rng: random.Random) -> Iterator[tuple[str, dict, str]]:
             yield "non-ascii", d, "ASCII"
 
 
-def pra_semantics(rng: random.Random) -> Iterator[Case]:
+def pra_semantics(rng: random.Random) -> Iterator[FuzzCase]:
     """PRA files that parse but mean nothing: refused at load, naming the field."""
     gen = _pra_mutations(rng)
     for k in range(90):
         label, doc, needle = next(gen)
-        yield Case("pra", f"{label}-{k}", ("analyze", "{dir}/k.yaml", "--dataset", "MINI",
+        yield FuzzCase("pra", f"{label}-{k}", ("analyze", "{dir}/k.yaml", "--dataset", "MINI",
                                            "--array", "2x2"), {"k.yaml": _dump(doc)},
                    needle=needle)
 
 
-def energy_tables(rng: random.Random) -> Iterator[Case]:
+def energy_tables(rng: random.Random) -> Iterator[FuzzCase]:
     """Energy tables: unknown keys, non-finite or negative values, unknown versions."""
     for k in range(40):
         m = k % 5
@@ -166,12 +166,12 @@ def energy_tables(rng: random.Random) -> Iterator[Case]:
             text, needle = f"version: {rng.choice([2, 3, 99])}\n", "version"
         else:
             text, needle = f"access_pj:\n  {rng.choice(['XX', 'dram', 'L9'])}: 1.0\n", "unknown"
-        yield Case("energy", f"table-{k}", ("analyze", "gemm", "--dataset", "MINI",
+        yield FuzzCase("energy", f"table-{k}", ("analyze", "gemm", "--dataset", "MINI",
                                             "--energy-table", "{dir}/e.yaml"),
                    {"e.yaml": text.encode()}, needle=needle)
 
 
-def cli_values(rng: random.Random) -> Iterator[Case]:
+def cli_values(rng: random.Random) -> Iterator[FuzzCase]:
     """Numeric options and assignments: duplicates, int64 overflow, NaN, negatives."""
     big = [str(2**63), str(2**64), "18446744073709551616", "9" * 40]
     gemm = ("--dataset", "MINI")
@@ -203,24 +203,24 @@ def cli_values(rng: random.Random) -> Iterator[Case]:
         elif m == 8:
             args = ("tinytpu", "run", "--gemm", rng.choice(["0x0x0", "-16x16x16", "4x0x4",
                                                             "8x8", "axbxc"]), "{dir}/p.tasm")
-            yield Case("cli", f"values-{k}", args, {"p.tasm": b"nop\n"})
+            yield FuzzCase("cli", f"values-{k}", args, {"p.tasm": b"nop\n"})
             continue
         else:
             args = ("analyze", "gemm", *gemm, "--array", rng.choice(["0x4", "-4x4", "4x4x4",
                                                                      "x", "nanx2"]))
-        yield Case("cli", f"values-{k}", args)
+        yield FuzzCase("cli", f"values-{k}", args)
 
 
-def sweep_ranges(rng: random.Random) -> Iterator[Case]:
+def sweep_ranges(rng: random.Random) -> Iterator[FuzzCase]:
     """Sweep sizes past int64 or past the point limit (refused before any allocation)."""
     for k in range(20):
         spec = rng.choice(["N=1:10000000000", f"N=1:{2**64}", f"N={2**63},4", "N=1:1e30:*2",
                            "N=5:1", "N=4:8:0", "N=0:8:*1", "N=", "N=a:b"])
-        yield Case("sweep", f"range-{k}", ("sweep", "gemm", "-s", spec, "--arrays", "2x2"),
+        yield FuzzCase("sweep", f"range-{k}", ("sweep", "gemm", "-s", spec, "--arrays", "2x2"),
                    needle="--size")
 
 
-def sweep_huge(rng: random.Random) -> Iterator[Case]:
+def sweep_huge(rng: random.Random) -> Iterator[FuzzCase]:
     """Sweep sizes at and past 2**63 in every spelling: refused with the 64-bit message
     (below it a sweep is exact: tests/fuzz/test_exact_fuzz.py)."""
     for k in range(30):
@@ -229,7 +229,7 @@ def sweep_huge(rng: random.Random) -> Iterator[Case]:
         spec = rng.choice([f"{name}={v}", f"{name}=8,{v}", f"{name}={v},16", f"{name}=8:{v}",
                            f"{name}={v}:{v + 8}", f"{name}=1:{v}:*2", f"{name}=-{v}"])
         rest = [] if name == "N" else ["-s", "N=8"]
-        yield Case("sweep", f"huge-{k}", ("sweep", "gemm", *rest, "-s", spec, "--arrays", "2x2",
+        yield FuzzCase("sweep", f"huge-{k}", ("sweep", "gemm", *rest, "-s", spec, "--arrays", "2x2",
                                           "--no-cache"), needle="64-bit")
 
 
@@ -245,7 +245,7 @@ _WRITERS = [
 ]
 
 
-def output_paths(rng: random.Random) -> Iterator[Case]:
+def output_paths(rng: random.Random) -> Iterator[FuzzCase]:
     """Output files in a missing folder, on a directory, under a regular file: refused before
     any work, naming the path; nothing written (the harness checks the exit and the line)."""
     where = [("missing/out.x", "no such folder"), ("adir", "is a directory"),
@@ -258,11 +258,11 @@ def output_paths(rng: random.Random) -> Iterator[Case]:
         suffix = {"gen": ".tasm", "plot": ".png", "report": ".html", "sweep-csv": ".csv"}.get(label, ".json")
         dest = dest.replace(".x", suffix)
         files = {"afile": b"keep", "adir/keep": b"", "s.csv": csv}
-        yield Case("output", f"{label}-{k}", tuple(a.replace("OUT", "{dir}/" + dest) for a in args),
+        yield FuzzCase("output", f"{label}-{k}", tuple(a.replace("OUT", "{dir}/" + dest) for a in args),
                    files, needle=needle)
 
 
-def mlir_files(rng: random.Random) -> Iterator[Case]:
+def mlir_files(rng: random.Random) -> Iterator[FuzzCase]:
     """TOSA MLIR files without a function (empty, blank, comments, an empty module): one line
     naming the file (skipped by the harness when the tosa extra is missing)."""
     texts = [b"", b"\n\n", b"   \t\n", b"// nothing here\n", b"module {\n}\n",
@@ -271,12 +271,12 @@ def mlir_files(rng: random.Random) -> Iterator[Case]:
 
     needle = "net.mlir: no func.func" if importlib.util.find_spec("torch_mlir") else "tosa"
     for k in range(14):
-        yield Case("tosa", f"empty-{k}", ("map", "--tosa", "{dir}/net.mlir"),
+        yield FuzzCase("tosa", f"empty-{k}", ("map", "--tosa", "{dir}/net.mlir"),
                    {"net.mlir": texts[k % len(texts)] + b" " * rng.randrange(3)},
                    needle=needle)
 
 
-def mapper_shapes(rng: random.Random) -> Iterator[Case]:
+def mapper_shapes(rng: random.Random) -> Iterator[FuzzCase]:
     """Mapper shapes: repeated ranks, zero/negative/huge extents, --slots past the cap."""
     for k in range(40):
         m = k % 5
@@ -293,10 +293,10 @@ def mapper_shapes(rng: random.Random) -> Iterator[Case]:
                             str(rng.choice([5, 6, 50, 0, -1]))), "--slots"
         else:
             args, needle = ("map", "gemm", rng.choice(["4x4", "4x4x4x4", "axbxc", "4,,4"])), ""
-        yield Case("mapper", f"shape-{k}", args, needle=needle)
+        yield FuzzCase("mapper", f"shape-{k}", args, needle=needle)
 
 
-def einsum_texts(rng: random.Random) -> Iterator[Case]:
+def einsum_texts(rng: random.Random) -> Iterator[FuzzCase]:
     """Einsums: non-ASCII names, deep parentheses, long sums, garbage."""
     for k in range(40):
         m = k % 4
@@ -312,14 +312,14 @@ def einsum_texts(rng: random.Random) -> Iterator[Case]:
         else:
             text, needle = rng.choice(["C[m,n] +=", "C[m,n] -= A[m,k]*B[k,n]", "[[[",
                                        "C += A", "C[m,1] += A[m,k]*B[k,n]"]), ""
-        yield Case("einsum", f"text-{k}", ("localize", "--einsum", text), needle=needle)
+        yield FuzzCase("einsum", f"text-{k}", ("localize", "--einsum", text), needle=needle)
 
 
 C_HEAD = "void k(int N, double A[N], double B[N]) {\n  int i;\n#pragma scop\n"
 C_TAIL = "#pragma endscop\n}\n"
 
 
-def c_sources(rng: random.Random) -> Iterator[Case]:
+def c_sources(rng: random.Random) -> Iterator[FuzzCase]:
     """C loop nests: deep expressions, long statements, garbage."""
     for k in range(30):
         m = k % 3
@@ -331,10 +331,10 @@ def c_sources(rng: random.Random) -> Iterator[Case]:
         else:
             body = rng.choice(["    B[i] = ;\n", "    B[i = A[i];\n", "    B[i] = A[i] +\n"])
         src = C_HEAD + "  for (i = 0; i < N; i++)\n" + body + C_TAIL
-        yield Case("c", f"nest-{k}", ("localize", "{dir}/k.c"), {"k.c": src.encode()})
+        yield FuzzCase("c", f"nest-{k}", ("localize", "{dir}/k.c"), {"k.c": src.encode()})
 
 
-def programs(rng: random.Random, good_tasm: bytes, good_thex: bytes) -> Iterator[Case]:
+def programs(rng: random.Random, good_tasm: bytes, good_thex: bytes) -> Iterator[FuzzCase]:
     """Program files: unknown mnemonics, bad fields, tampered or truncated images."""
     lines = good_thex.decode().splitlines()
     head = [n for n, ln in enumerate(lines) if ln and not ln.startswith("#")][:8]
@@ -346,24 +346,24 @@ def programs(rng: random.Random, good_tasm: bytes, good_thex: bytes) -> Iterator
             word = int(lines[n].split()[0], 16)
             new = list(lines)
             new[n] = f"{word + rng.randint(1, 9):016x}"
-            yield Case("program", f"thex-{k}", ("tinytpu", cmd, "{dir}/p.thex"),
+            yield FuzzCase("program", f"thex-{k}", ("tinytpu", cmd, "{dir}/p.thex"),
                        {"p.thex": "\n".join(new).encode() + b"\n"}, needle="header")
         elif m == 2:  # truncate the image
             body = [ln for ln in lines if ln and not ln.startswith("#")]
             cut = rng.randrange(1, len(body) - 1)
-            yield Case("program", f"trunc-{k}", ("tinytpu", cmd, "{dir}/p.thex"),
+            yield FuzzCase("program", f"trunc-{k}", ("tinytpu", cmd, "{dir}/p.thex"),
                        {"p.thex": "\n".join(body[:cut]).encode() + b"\n"})
         elif m == 3:
             bad = rng.choice(["frob nr=4", "mm f5=1", "mm nr=four", "loop nr=-1",
                               "dma_ld f0=99999999999999999999"])
-            yield Case("program", f"tasm-{k}", ("tinytpu", cmd, "{dir}/p.tasm"),
+            yield FuzzCase("program", f"tasm-{k}", ("tinytpu", cmd, "{dir}/p.tasm"),
                        {"p.tasm": good_tasm + bad.encode() + b"\n"})
         else:
-            yield Case("program", f"suffix-{k}", ("tinytpu", cmd, "{dir}/p.txt"),
+            yield FuzzCase("program", f"suffix-{k}", ("tinytpu", cmd, "{dir}/p.txt"),
                        {"p.txt": good_tasm})
 
 
-def plot_inputs(rng: random.Random) -> Iterator[Case]:
+def plot_inputs(rng: random.Random) -> Iterator[FuzzCase]:
     """Sweep outputs handed to ``plot``: wrong records, ragged rows, text or NaN numbers."""
     row = {"array": "2x2", "energy_pj": 10.0, "latency_cycles": 5}
     for k in range(40):
@@ -386,7 +386,7 @@ def plot_inputs(rng: random.Random) -> Iterator[Case]:
             files = {"s.csv": f"array,energy_pj,latency_cycles\n2x2,{v},5\n".encode()}
         else:
             files = {"s.json": b"[" * rng.choice([100, 5000]) + b"]" * 5}
-        yield Case("plot", f"input-{k}", ("plot", "{dir}/" + next(iter(files)), "-o",
+        yield FuzzCase("plot", f"input-{k}", ("plot", "{dir}/" + next(iter(files)), "-o",
                                           "{dir}/p.png"), files)
 
 
@@ -411,12 +411,12 @@ def _bad_alternatives(rng: random.Random) -> object:
     return {"any": entries} if m == 2 else ["j >= 0", {"any": entries}]
 
 
-def pra_alternatives(rng: random.Random) -> Iterator[Case]:
+def pra_alternatives(rng: random.Random) -> Iterator[FuzzCase]:
     """gemm with a broken ``when: {any: [...]}``: refused at load, naming the field."""
     for k in range(24):
         doc = _gemm_yaml()
         doc["phases"][0]["statements"][1]["when"] = _bad_alternatives(rng)
-        yield Case("pra", f"alternatives-{k}", ("analyze", "{dir}/k.yaml", "--dataset", "MINI",
+        yield FuzzCase("pra", f"alternatives-{k}", ("analyze", "{dir}/k.yaml", "--dataset", "MINI",
                                                 "--array", "2x2"), {"k.yaml": _dump(doc)},
                    needle="when")
 

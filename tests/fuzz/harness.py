@@ -25,7 +25,7 @@ FALLBACK = "input nested too deeply to read"  # the safety net: a missing limit,
 
 
 @dataclass(frozen=True)
-class Case:
+class FuzzCase:
     """A bad input: the command line and the files to write first (name -> bytes)."""
 
     surface: str
@@ -60,7 +60,7 @@ def problems(code: int, stderr: str, seconds: float, needle: str) -> list[str]:
     return out
 
 
-def run_in_process(case: Case, folder: Path) -> list[str]:
+def run_in_process(case: FuzzCase, folder: Path) -> list[str]:
     """The case through ``CliRunner(app)``: what :func:`problems` finds."""
     args = case.materialise(folder)
     runner = CliRunner()
@@ -72,7 +72,7 @@ def run_in_process(case: Case, folder: Path) -> list[str]:
     return problems(r.exit_code, r.stderr, time.perf_counter() - t0, case.needle)
 
 
-def run_subprocess(case: Case, folder: Path) -> list[str]:
+def run_subprocess(case: FuzzCase, folder: Path) -> list[str]:
     """The case through ``python -m polyjoule`` (the console entry point)."""
     args = case.materialise(folder)
     src = str(Path(polyjoule.__file__).resolve().parents[1])  # this checkout, not an install

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generators import SURFACES, programs  # noqa: E402
-from harness import Case, run_in_process, run_subprocess  # noqa: E402
+from harness import FuzzCase, run_in_process, run_subprocess  # noqa: E402
 
 from polyjoule.cli import app  # noqa: E402
 
@@ -32,21 +32,21 @@ def _program_files(tmp: Path) -> tuple[bytes, bytes]:
 
 
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Case]:
+def cases(tmp_path_factory: pytest.TempPathFactory) -> list[FuzzCase]:
     rng = random.Random(SEED)
     out = [c for gen in SURFACES for c in gen(rng)]
     out += list(programs(rng, *_program_files(tmp_path_factory.mktemp("programs"))))
     return out
 
 
-def test_at_least_500_bad_inputs_across_every_surface(cases: list[Case]):
+def test_at_least_500_bad_inputs_across_every_surface(cases: list[FuzzCase]):
     assert len(cases) >= 500
     per = {c.surface for c in cases}
     assert per >= {"bytes", "yaml", "pra", "energy", "cli", "mapper", "einsum", "c",
                    "program", "plot", "sweep"}
 
 
-def test_every_bad_input_is_refused_in_one_line(cases: list[Case], tmp_path: Path):
+def test_every_bad_input_is_refused_in_one_line(cases: list[FuzzCase], tmp_path: Path):
     failures = []
     for n, case in enumerate(cases):
         folder = tmp_path / f"c{n}"
@@ -57,10 +57,10 @@ def test_every_bad_input_is_refused_in_one_line(cases: list[Case], tmp_path: Pat
     assert not failures, f"{len(failures)} of {len(cases)}:\n" + "\n".join(failures[:80])
 
 
-def test_a_sample_through_the_console_entry_point(cases: list[Case], tmp_path: Path):
+def test_a_sample_through_the_console_entry_point(cases: list[FuzzCase], tmp_path: Path):
     """The real process: usage errors and file errors are one line there too."""
     sample = random.Random(SEED).sample(cases, 6)
-    sample.append(Case("cli", "usage", ("map", "gemm", "-4x4x4"), needle="No such option"))
+    sample.append(FuzzCase("cli", "usage", ("map", "gemm", "-4x4x4"), needle="No such option"))
     failures = []
     for n, case in enumerate(sample):
         folder = tmp_path / f"s{n}"

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from polyjoule.reports.cases import Case, formula_lines, print_cases
+from polyjoule.reports.cases import CaseRow, formula_lines, print_cases
 
 LONG = ("N**2*TSTEPS - N**2*t0 - N*TSTEPS*t1 - 3*N*TSTEPS + N*t0*t1 + 3*N*t0 + 2*TSTEPS*t1 "
         "+ 2*TSTEPS - 2*t0*t1 - 2*t0")
 PIECEWISE = ("TSTEPS*(N - 2) if t1 - 3 = 0 and p1 - 3 = 0 and -N + p1*t1 - p1 + 2 >= 0 or "
              "N - p1*t1 + p1 - 3 = 0 and t1 - 2 = 0 and p1 - 3 = 0; else 0")
 CASES = [
-    Case("p", "S1: ac[i] = A[i, j]", "input", "DR", "N**2 - 4*N + 4", "1,684,804", "1.09 mJ"),
-    Case("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "intra", "FD", LONG, "833,731,360", "834 uJ"),
-    Case("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "inter(t,i)", "ID", PIECEWISE, "11,682",
+    CaseRow("p", "S1: ac[i] = A[i, j]", "input", "DR", "N**2 - 4*N + 4", "1,684,804", "1.09 mJ"),
+    CaseRow("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "intra", "FD", LONG, "833,731,360", "834 uJ"),
+    CaseRow("p", "S2: ac[i] = a[t - 1, i + 1, j + 1]", "inter(t,i)", "ID", PIECEWISE, "11,682",
          "46.7 nJ"),
 ]
 

@@ -193,14 +193,14 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]
-    from polyjoule.reports.cases import Case, print_cases
+    from polyjoule.reports.cases import CaseRow, print_cases
     from polyjoule.reports.tables import Column, article, console, count, echo, energy, print_table
 
     con = console(wide)
     print_cases(
         f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array "
         f"({', '.join(f'{p}={v}' for p, v in r.values.items())})",
-        [Case(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
+        [CaseRow(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
               energy(v.energy_pj)) for v in r.volumes], con)
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))

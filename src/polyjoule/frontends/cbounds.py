@@ -5,7 +5,7 @@ range (the simulator and the counts compute in int64), an array parameter declar
 pointer (its extents are unknown, so neither its shape nor its DRAM traffic is), and a
 subscript that leaves its array's extent for some allowed parameter value (decided with
 isl over the statement's loop domain, for every parameter value >= 1, as
-:class:`~polyjoule.frontends.cflow.Space` assumes).
+:class:`~polyjoule.frontends.cflow.FlowSpace` assumes).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from polyjoule.errors import SpecError
-from polyjoule.frontends.cflow import Space
+from polyjoule.frontends.cflow import FlowSpace
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Access, Loop, Stmt
 
@@ -57,7 +57,7 @@ def _check_access(a: Access, loops: Sequence[Loop], extents: tuple[Affine, ...])
     dims = [lp.name for lp in loops]
     names = {n for x in (*a.index, *extents) for n in x.names()}
     names |= {n for lp in loops for b in (lp.lower, lp.upper) for n in b.names()}
-    space = Space(sorted(names - set(dims)), dims)
+    space = FlowSpace(sorted(names - set(dims)), dims)
     domain = _domain(loops)
     for d, (ix, ext) in enumerate(zip(a.index, extents, strict=True)):
         for bad in (Constraint(-ix.shift(1)), Constraint(ix - ext)):  # ix < 0, ix > ext - 1

@@ -79,7 +79,7 @@ def _scan(node: Any, loops: list[c_ast.For], out: _Scan, plain: bool = False) ->
         inner, name, subs = _base(node)
         if name is not None:
             text = "][".join(_GEN.visit(s) for s in subs)
-            names = {n for s in subs for n in _names(s)}
+            names = {n for s in subs for n in id_names(s)}
             out.sites.setdefault(name, []).append(_Site(inner, loops, text, names, plain))
         for s in subs:
             _scan(s, loops, out)
@@ -88,14 +88,11 @@ def _scan(node: Any, loops: list[c_ast.For], out: _Scan, plain: bool = False) ->
         _scan(child, loops, out)
 
 
-def _names(node: Any) -> set[str]:
-    found: set[str] = set()
-
-    class V(c_ast.NodeVisitor):
-        def visit_ID(self, n: c_ast.ID) -> None:
-            found.add(n.name)
-
-    V().visit(node)
+def id_names(node: Any) -> set[str]:
+    """Every identifier named in a C syntax tree."""
+    found = {node.name} if isinstance(node, c_ast.ID) else set()
+    for _name, child in node.children():
+        found |= id_names(child)
     return found
 
 

@@ -28,7 +28,7 @@ def _conj_text(conj: Sequence[Constraint]) -> str:
     return " and ".join(c.isl() for c in conj) or "true"
 
 
-class Space:
+class FlowSpace:
     """Integer sets over ``dims`` with parameters ``params`` (each at least 1)."""
 
     def __init__(self, params: Sequence[str], dims: Sequence[str]):
@@ -88,7 +88,7 @@ class Space:
     def projected(self, s: isl.Set, keep: int) -> list[Conj]:
         """``s`` projected onto its leading ``keep`` dims, as conjunctions over them."""
         proj = s.project_out(isl.dim_type.set, keep, len(self.dims) - keep)
-        return Space(self.params, self.dims[:keep]).pieces(proj)
+        return FlowSpace(self.params, self.dims[:keep]).pieces(proj)
 
     def _conj(self, b: isl.BasicSet) -> Conj:
         names = [*self.params, *self.dims]

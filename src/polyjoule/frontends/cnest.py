@@ -39,7 +39,7 @@ from polyjoule.frontends.cbounds import (
     check_int_constant,
     check_pointers,
 )
-from polyjoule.frontends.cexpand import arrays_in, expand_scratch
+from polyjoule.frontends.cexpand import arrays_in, expand_scratch, id_names
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess, strip_directives
@@ -142,17 +142,6 @@ def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
     return node.name, subs
 
 
-def _ids(node: Any) -> set[str]:
-    out: set[str] = set()
-
-    class V(c_ast.NodeVisitor):
-        def visit_ID(self, n: c_ast.ID) -> None:
-            out.add(n.name)
-
-    V().visit(node)
-    return out
-
-
 def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Affine:
     """A C expression as an affine function of parameters and the given loop indices."""
     if any(isinstance(n, c_ast.ArrayRef) for _, n in _walk(node)):
@@ -164,7 +153,7 @@ def _affine(node: Any, ctx: _Ctx, loops: list[str], what: str, where: str) -> Af
     if any(isinstance(n, c_ast.FuncCall) for _, n in _walk(node)):
         raise NotAffineError(f"{where}: {what} {_GEN.visit(node)!r} calls a function: not affine")
     text = _GEN.visit(node)
-    names = _ids(node)
+    names = id_names(node)
     ctx.bound_names |= names
     for n in names:
         if n not in loops and n not in ctx.params:

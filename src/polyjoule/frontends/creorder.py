@@ -35,7 +35,7 @@ import sympy
 from pycparser import c_ast
 
 from polyjoule.errors import NotUniformError, SpecError
-from polyjoule.frontends.cflow import Instance, Space, flow, injective, same_flow, source_steps
+from polyjoule.frontends.cflow import FlowSpace, Instance, flow, injective, same_flow, source_steps
 from polyjoule.frontends.cforward import forward_scalars
 from polyjoule.frontends.localize.pivots import step_loops
 from polyjoule.model.affine import Affine, Constraint
@@ -235,7 +235,7 @@ def _check_forwarded(srcs: list[_Src], params: tuple[str, ...]) -> None:
         stmts = [s for s in srcs if s.span == span]
         e = stmts[-1].stmt.target
         for s in stmts:
-            sp = Space(params, [lp.name for lp in s.loops])
+            sp = FlowSpace(params, [lp.name for lp in s.loops])
             for a in (s.stmt.target, *s.stmt.reads):
                 if a.tensor == e.tensor and a.index != e.index and not sp.empty(
                         [*_domain(s.loops), *(Constraint(x - y, eq=True)

@@ -23,6 +23,8 @@ from typing import Any
 
 from pycparser import c_ast, c_generator
 
+from polyjoule.frontends.cexpand import id_names
+
 _DOWN = ("p--", "--")
 _GEN = c_generator.CGenerator()
 
@@ -102,17 +104,10 @@ def _subscript_dims(node: Any, var: str, out: set[tuple[str, int]]) -> None:
             base = base.name
         if isinstance(base, c_ast.ID):
             for d, s in enumerate(subs):
-                if var in _ids(s):
+                if var in id_names(s):
                     out.add((base.name, d))
     for _name, child in node.children():
         _subscript_dims(child, var, out)
-
-
-def _ids(node: Any) -> set[str]:
-    found = {node.name} if isinstance(node, c_ast.ID) else set()
-    for _name, child in node.children():
-        found |= _ids(child)
-    return found
 
 
 def _reduction(loop: c_ast.For, var: str) -> bool:
@@ -120,7 +115,7 @@ def _reduction(loop: c_ast.For, var: str) -> bool:
     items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
     return bool(items) and all(
         isinstance(x, c_ast.Assignment) and x.op in ("+=", "-=")
-        and isinstance(x.lvalue, c_ast.ArrayRef) and var not in _ids(x.lvalue) for x in items)
+        and isinstance(x.lvalue, c_ast.ArrayRef) and var not in id_names(x.lvalue) for x in items)
 
 
 def _upward_bounds(loop: c_ast.For, var: str) -> tuple[Any, Any] | None:

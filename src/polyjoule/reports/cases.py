@@ -28,7 +28,7 @@ HEADS = ("case", "class", "executions", "energy", "formula")
 
 
 @dataclass(frozen=True)
-class Case:
+class CaseRow:
     """One row: a case of a statement, with its formula, executions and energy as printed."""
 
     phase: str
@@ -40,7 +40,7 @@ class Case:
     energy: str
 
 
-def print_cases(title: str, cases: Sequence[Case], con: Console) -> None:
+def print_cases(title: str, cases: Sequence[CaseRow], con: Console) -> None:
     """The table if it fits the console unwrapped, else the stacked layout."""
     multi = len({c.phase for c in cases}) > 1
     columns = [Column("phase", fold=False), Column("statement", fold=False),
@@ -62,7 +62,7 @@ def _table_width(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> in
     return sum(widths) + 2 * (len(widths) - 1)
 
 
-def stacked(title: str, cases: Sequence[Case], line_width: int, multi: bool) -> list[str]:
+def stacked(title: str, cases: Sequence[CaseRow], line_width: int, multi: bool) -> list[str]:
     """The lines of the stacked layout (see the module's docstring)."""
     w = [max([len(h), *(len(getattr(c, a)) for c in cases)])
          for h, a in zip(HEADS[:4], ("case", "cls", "executions", "energy"), strict=True)]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from polyjoule.errors import NotUniformError
-from polyjoule.frontends.cflow import Conj, ISet, Space
+from polyjoule.frontends.cflow import Conj, FlowSpace, ISet
 from polyjoule.frontends.localize.exprs import has_op, render
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.model.affine import Affine, Constraint
@@ -43,11 +43,11 @@ class Leg:
     var: str = ""
 
 
-class Plan:
+class PivotPlan:
     """Where every read of the step statements finds its value, and the legs that carry it."""
 
     def __init__(self, params: tuple[str, ...], dims: tuple[str, ...], stmts: list[Any]):
-        self.sp = Space(params, dims)
+        self.sp = FlowSpace(params, dims)
         self.dims, self.stmts = dims, stmts
         self.legs: dict[LegKey, Leg] = {}
         self.regions = [self.sp.set(s.region) for s in stmts]
@@ -158,7 +158,7 @@ class Plan:
         return out.coalesce()
 
 
-def _bounds(sp: Space, dom: ISet, n: int, dims: tuple[str, ...]) -> tuple[Affine, Affine]:
+def _bounds(sp: FlowSpace, dom: ISet, n: int, dims: tuple[str, ...]) -> tuple[Affine, Affine]:
     """The single lower and upper bound of dim ``n`` given the outer ones."""
     pieces = sp.projected(dom, n + 1)
     if len(pieces) != 1:
@@ -181,7 +181,7 @@ def _bounds(sp: Space, dom: ISet, n: int, dims: tuple[str, ...]) -> tuple[Affine
     return lo[0], hi[0]
 
 
-def _steps_as_far_as_elements(sp: Space, dom: ISet) -> ISet:
+def _steps_as_far_as_elements(sp: FlowSpace, dom: ISet) -> ISet:
     """Drop an upper bound of the step by the parameters alone (LU's ``k <= N - 2``) when the
     element bounds still bound the step: every step ``k`` the elements allow is kept (LU's
     last, ``k == N - 1``, holds only ``A[N-1][N-1]``, which leaves for DRAM there). The step
@@ -200,7 +200,7 @@ def _steps_as_far_as_elements(sp: Space, dom: ISet) -> ISet:
 def step_loops(params: tuple[str, ...], dims: tuple[str, ...], stmts: list[Stmt]) -> list[Loop]:
     """The loops of the step space: every point some statement, leg or home needs, the
     steps as far as the elements go."""
-    plan = Plan(params, dims, stmts)
+    plan = PivotPlan(params, dims, stmts)
     dom = _steps_as_far_as_elements(plan.sp, plan.domain())
     out = []
     for n, d in enumerate(dims):
@@ -217,7 +217,7 @@ def is_steps(nest: Nest) -> bool:
 class _Emit:
     def __init__(self, nest: Nest):
         self.ph = Phase(nest)
-        self.plan = Plan(tuple(nest.params), tuple(self.ph.dims), list(nest.stmts))
+        self.plan = PivotPlan(tuple(nest.params), tuple(self.ph.dims), list(nest.stmts))
         self.tensor = nest.stmts[0].target.tensor
         self.a = self.ph.fresh(self.tensor)
         self.outs = [self.ph.fresh(f"{self.tensor}{n + 1}") for n in range(len(nest.stmts))]
@@ -292,7 +292,7 @@ def _text(s: Stmt, a: str, names: dict[int, str]) -> str:
     return f"{a} {s.op[0]} ({rhs})" if has_op(s.expr) else f"{a} {s.op[0]} {rhs}"
 
 
-def _param_min(sp: Space, dom: ISet) -> tuple[tuple[str, int], ...]:
+def _param_min(sp: FlowSpace, dom: ISet) -> tuple[tuple[str, int], ...]:
     """Each parameter's smallest value with a step (LU of a 1 x 1 matrix has none: N >= 2)."""
     out = []
     for p in sp.params:

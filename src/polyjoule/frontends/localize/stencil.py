@@ -12,7 +12,7 @@ from polyjoule.errors import NotUniformError
 from polyjoule.frontends.localize.exprs import reads_in, render
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.regions import Conj, Regions, moved
-from polyjoule.frontends.localize.timesteps import Key, Step, TimeLoop, axis
+from polyjoule.frontends.localize.timesteps import FusedStep, Key, TimeLoop, axis
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Access, Loop, Nest
 from polyjoule.model.pra import PRA
@@ -29,7 +29,7 @@ def _maximum(reg: Regions, xs: list[Affine]) -> Affine | None:
 class _Emit:
     """The PRA statements of a placed time step, built in a :class:`Phase`."""
 
-    def __init__(self, step: Step, ph: Phase):
+    def __init__(self, step: FusedStep, ph: Phase):
         self.step, self.ph, self.reg = step, ph, step.reg
         self.var: list[str] = []
         for k, u in enumerate(step.tl.updates):  # one variable per array where it can be
@@ -154,7 +154,7 @@ class _Emit:
             self.add(("output", self.var[k], a), p)
 
 
-def _partly_written(step: Step, ph: Phase) -> None:
+def _partly_written(step: FusedStep, ph: Phase) -> None:
     """An output array whose writers miss some of its elements keeps those from DRAM: it is
     ``inout`` (jacobi's ``B`` keeps its boundary)."""
     xs = tuple(axis(d) for d in step.dims)
@@ -169,7 +169,7 @@ def _partly_written(step: Step, ph: Phase) -> None:
             ph.inout(name)
 
 
-def _space(tl: TimeLoop, reg: Regions, step: Step) -> tuple[Loop, ...]:
+def _space(tl: TimeLoop, reg: Regions, step: FusedStep) -> tuple[Loop, ...]:
     """The fused dims: ``t`` from 0, then each space dim from 0 to the largest of the
     written arrays' extent and the shifted sweeps' upper bounds."""
     t = tl.time
@@ -189,7 +189,7 @@ def _space(tl: TimeLoop, reg: Regions, step: Step) -> tuple[Loop, ...]:
 
 def stencil_pra(tl: TimeLoop, dims: tuple[str, ...]) -> PRA:
     """The single-assignment, fused PRA of the time loop (space dims named ``dims``)."""
-    step = Step(tl, dims)
+    step = FusedStep(tl, dims)
     for k, cs in enumerate(step.coords):
         low = [c.lower for c in cs if isinstance(c, Loop)]
         if any(x.terms or x.const < 0 for x in low):

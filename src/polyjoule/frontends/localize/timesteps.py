@@ -107,7 +107,7 @@ def param_mins(tl: TimeLoop) -> dict[str, int]:
     return mins
 
 
-class Step:
+class FusedStep:
     """The updates of one time step placed in the fused ``(t, x1..xr)`` space."""
 
     def __init__(self, tl: TimeLoop, dims: tuple[str, ...]):
