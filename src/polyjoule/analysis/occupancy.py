@@ -1,0 +1,203 @@
+"""FIFO occupancy of a concrete schedule, counted on the tiles' iteration points.
+
+Where a scanning order schedules a tile, ``fd-depth`` has a closed form
+(:mod:`~polyjoule.analysis.capacity`: ``ceil(lambda_J . d / pi)`` words). A schedule of the
+integer program (:meth:`~polyjoule.analysis.schedule.Schedule.ilp_at`) may leave issue
+slots empty, so that bound can exceed what the PE holds. At one design point the tile sizes
+are concrete, and the use is counted here as the simulator measures it:
+
+* a transport ``x[i] = y[i - d]`` whose source runs on the same PE pushes its value when the
+  producer iteration starts (``lambda_J . (j - d)`` in the tile) and pops it when the
+  consumer's does (``lambda_J . j``): at cycle ``c`` the FIFO holds the values of the
+  consumers with ``c < lambda_J . j <= c + lambda_J . d``, so its depth is the most
+  consumer start cycles one window of ``lambda_J . d`` cycles holds;
+* one FIFO per transport statement with such a consumer in the PE; ``fd-count`` is the most
+  any PE (tile) needs.
+
+A statement's condition space bounds each dim on its own in every stencil, so a tile's
+consumers form a box and tiles alike along a dim are counted once: only the boxes no other
+box contains (a window holds no more points of a smaller box). A condition coupling two
+dims counts every tile's points.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polyjoule.model.pra import PRA
+
+Limit = tuple[int, int, list[tuple[np.ndarray, int, bool]]]  # per dim lo, hi; coupled rest
+
+
+@dataclass(frozen=True)
+class FifoUse:
+    """The FIFO use of one phase at one design point."""
+
+    depth: int  # the most values one FIFO holds at once
+    count: int  # the most FIFOs one PE holds values in
+
+
+def fifo_use(pra: PRA, lambda_J: Sequence[int], p: Sequence[int],
+             values: Mapping[str, int]) -> FifoUse:
+    """The FIFO use of ``pra`` run with intra-tile schedule ``lambda_J`` on tiles of sizes
+    ``p`` at parameter ``values`` (see the module docstring)."""
+    ext = [int(d.extent.evaluate(values)) for d in pra.dims]
+    p = [max(int(q), 1) for q in p]
+    t = [max(-(-e // q), 1) for e, q in zip(ext, p, strict=True)]
+    lam = np.asarray([int(x) for x in lambda_J], dtype=np.int64)
+    depth = 0
+    fifos = np.zeros(t, dtype=np.int64)
+    for s in pra.statements:
+        if s.kind != "transport" or not any(s.dep or ()):
+            continue
+        d = [int(x) for x in s.dep]
+        wait = int(lam @ np.asarray(d, dtype=np.int64))
+        ranges = _consumers(pra, s, values, ext, p, t, d)
+        coupled = _limits(pra, s, values)[2]
+        if coupled:
+            has, deep = _per_tile(ranges, coupled, lam, p, wait)
+        else:
+            has, deep = _boxes(ranges, lam, wait)
+        fifos += has
+        depth = max(depth, deep)
+    return FifoUse(depth, int(fifos.max(initial=0)))
+
+
+def _limits(pra: PRA, s: Any, values: Mapping[str, int]) -> Limit:
+    """The statement's condition space at ``values``: per dim the bounds it puts on that dim
+    alone (``lo``, ``hi`` arrays), and the constraints naming several dims."""
+    names = pra.dim_names
+    lo = np.full(pra.n, -(1 << 62), dtype=np.int64)
+    hi = np.full(pra.n, 1 << 62, dtype=np.int64)
+    coupled = []
+    for c in pra.statement_space(s):
+        co = c.expr.coeffs
+        vec = np.asarray([co.get(n, 0) for n in names], dtype=np.int64)
+        const = c.expr.const + sum(v * int(values[k]) for k, v in c.expr.terms if k not in names)
+        dims = np.flatnonzero(vec)
+        if len(dims) != 1:
+            coupled.append((vec, int(const), c.eq))
+            continue
+        l, a = int(dims[0]), int(vec[dims[0]])
+        if a > 0 or c.eq:  # a*i + const >= 0 (or == 0)
+            bound = -(-(-const) // a) if a > 0 else -(-const // -a)
+            lo[l] = max(lo[l], bound)
+        if a < 0 or c.eq:
+            bound = const // -a if a < 0 else -const // a
+            hi[l] = min(hi[l], bound)
+    return lo, hi, coupled  # type: ignore[return-value]
+
+
+def _consumers(pra: PRA, s: Any, values: Mapping[str, int], ext: list[int], p: list[int],
+               t: list[int], d: list[int]) -> list[np.ndarray]:
+    """Per dim, per tile ``k``: the intra-tile range ``[a, b]`` of the statement's points
+    whose source ``i - d`` lies in the same tile (rows of a ``(t, 2)`` array; empty where
+    ``a > b``)."""
+    lo, hi, _ = _limits(pra, s, values)
+    out = []
+    for l in range(pra.n):
+        k = np.arange(t[l], dtype=np.int64) * p[l]
+        a = np.maximum(lo[l] - k, 0)
+        b = np.minimum(np.minimum(hi[l] - k, p[l] - 1), ext[l] - 1 - k)
+        if p[l] < ext[l]:  # tiled: the producer in the same tile along l
+            a = np.maximum(a, d[l])
+            b = np.minimum(b, p[l] - 1 + d[l])
+        out.append(np.stack([a, b], axis=1))
+    return out
+
+
+def _boxes(ranges: list[np.ndarray], lam: np.ndarray, wait: int) -> tuple[np.ndarray, int]:
+    """(tiles holding a consumer, deepest FIFO) where the consumers of each tile form a box."""
+    nonempty = [r[:, 0] <= r[:, 1] for r in ranges]
+    has = np.ones([len(r) for r in ranges], dtype=bool)
+    for l, m in enumerate(nonempty):
+        shape = [1] * len(ranges)
+        shape[l] = m.size
+        has = has & m.reshape(shape)
+    if not has.any():
+        return has.astype(np.int64), 0
+    widest = [_maximal(r[m]) for r, m in zip(ranges, nonempty, strict=True)]
+    deep = 0
+    for box in itertools.product(*widest):
+        start = sum(lam[l] * np.arange(a, b + 1, dtype=np.int64).reshape(
+            [-1 if m == l else 1 for m in range(len(box))]) for l, (a, b) in enumerate(box))
+        deep = max(deep, window(np.asarray(start).ravel(), wait))
+    return has.astype(np.int64), deep
+
+
+def _maximal(rows: np.ndarray) -> list[tuple[int, int]]:
+    """The ranges no other range contains."""
+    pairs = sorted({(int(a), int(b)) for a, b in rows})
+    return [(a, b) for a, b in pairs
+            if not any(c <= a and b <= e and (c, e) != (a, b) for c, e in pairs)]
+
+
+def _per_tile(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
+              lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
+    """:func:`_boxes` for a condition coupling dims: every tile's points tested."""
+    has = np.zeros([len(r) for r in ranges], dtype=np.int64)
+    deep = 0
+    for k in itertools.product(*(range(len(r)) for r in ranges)):
+        box = [ranges[l][kl] for l, kl in enumerate(k)]
+        if any(a > b for a, b in box):
+            continue
+        j = np.stack([x.ravel() for x in np.meshgrid(
+            *(np.arange(a, b + 1, dtype=np.int64) for a, b in box), indexing="ij")])
+        glob = j + (np.asarray(k, dtype=np.int64) * np.asarray(p, dtype=np.int64))[:, None]
+        ok = np.ones(j.shape[1], dtype=bool)
+        for vec, const, eq in coupled:
+            e = vec @ glob + const
+            ok &= (e == 0) if eq else (e >= 0)
+        if ok.any():
+            has[k] = 1
+            deep = max(deep, window(lam @ j[:, ok], wait))
+    return has, deep
+
+
+def window(starts: np.ndarray, wait: int) -> int:
+    """The most of ``starts`` one window of ``wait`` consecutive cycles holds."""
+    if starts.size == 0 or wait <= 0:
+        return 0
+    v = np.sort(starts)
+    return int((np.searchsorted(v, v + wait, side="left") - np.arange(v.size)).max())
+
+
+@dataclass
+class ExactFifos:
+    """The FIFO rules of one concrete ``lambda_J`` (an integer program's schedule), read
+    like :class:`~polyjoule.analysis.capacity.FifoRules`: per point the use counted on the
+    tiles' points."""
+
+    pra: PRA
+    lambda_J: tuple[int, ...]
+    _memo: dict[tuple[int, ...], FifoUse] = field(default_factory=dict, repr=False)
+
+    def needs(self, extents: Sequence[Any], p: Sequence[Any],
+              values: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in."""
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)),
+                                    *(np.shape(values[k]) for k in self.pra.params))
+        sizes = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).ravel() for x in p]
+        vals = {k: np.broadcast_to(np.asarray(values[k], dtype=np.int64), shape).ravel()
+                for k in self.pra.params}
+        depth = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)
+        count = depth.copy()
+        for i in range(depth.size):
+            use = self.at({k: int(v[i]) for k, v in vals.items()}, [int(x[i]) for x in sizes])
+            depth[i], count[i] = use.depth, use.count
+        return depth.reshape(shape), count.reshape(shape)
+
+    def at(self, values: Mapping[str, int], p: Sequence[int]) -> FifoUse:
+        """:func:`fifo_use` at one point (memoised)."""
+        key = (*p, *(values[k] for k in self.pra.params))
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            hit = self._memo[key] = fifo_use(self.pra, self.lambda_J, p, values)
+        return hit
