@@ -25,13 +25,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from polyjoule.model.affine import Affine
 from polyjoule.model.pra import PRA
-
-Limit = tuple[int, int, list[tuple[np.ndarray, int, bool]]]  # per dim lo, hi; coupled rest
 
 
 @dataclass(frozen=True)
@@ -42,71 +42,95 @@ class FifoUse:
     count: int  # the most FIFOs one PE holds values in
 
 
+@dataclass(frozen=True)
+class Transport:
+    """A transport between iterations, its condition space read once: per constraint on
+    one dim ``(dim, coeff, rest, eq)`` (``coeff * i + rest >= 0``, ``rest`` affine in the
+    parameters), and the constraints naming several dims ``(coeffs, rest, eq)``."""
+
+    dep: tuple[int, ...]
+    single: tuple[tuple[int, int, Affine, bool], ...]
+    coupled: tuple[tuple[tuple[int, ...], Affine, bool], ...]
+
+
+def transports(pra: PRA) -> tuple[Transport, ...]:
+    """The phase's transports with a non-zero distance (the ones that may use a FIFO)."""
+    names = pra.dim_names
+    out = []
+    for s in pra.statements:
+        if s.kind != "transport" or not any(s.dep or ()):
+            continue
+        single, coupled = [], []
+        for c in pra.statement_space(s):
+            co = c.expr.coeffs
+            vec = tuple(int(co.get(n, 0)) for n in names)
+            rest = Affine.of({k: v for k, v in co.items() if k not in names}, c.expr.const)
+            dims = [l for l, a in enumerate(vec) if a]
+            if len(dims) == 1:
+                single.append((dims[0], vec[dims[0]], rest, c.eq))
+            else:
+                coupled.append((vec, rest, c.eq))
+        out.append(Transport(tuple(int(x) for x in s.dep or ()), tuple(single), tuple(coupled)))
+    return tuple(out)
+
+
 def fifo_use(pra: PRA, lambda_J: Sequence[int], p: Sequence[int],
-             values: Mapping[str, int]) -> FifoUse:
+             values: Mapping[str, int], moves: Sequence[Transport] | None = None) -> FifoUse:
     """The FIFO use of ``pra`` run with intra-tile schedule ``lambda_J`` on tiles of sizes
-    ``p`` at parameter ``values`` (see the module docstring)."""
+    ``p`` at parameter ``values`` (see the module docstring); ``moves``: its
+    :func:`transports`, when already read."""
     ext = [int(d.extent.evaluate(values)) for d in pra.dims]
     p = [max(int(q), 1) for q in p]
     t = [max(-(-e // q), 1) for e, q in zip(ext, p, strict=True)]
     lam = np.asarray([int(x) for x in lambda_J], dtype=np.int64)
     depth = 0
     fifos = np.zeros(t, dtype=np.int64)
-    for s in pra.statements:
-        if s.kind != "transport" or not any(s.dep or ()):
-            continue
-        d = [int(x) for x in s.dep]
-        wait = int(lam @ np.asarray(d, dtype=np.int64))
-        ranges = _consumers(pra, s, values, ext, p, t, d)
-        coupled = _limits(pra, s, values)[2]
-        if coupled:
-            has, deep = _per_tile(ranges, coupled, lam, p, wait)
-        else:
-            has, deep = _boxes(ranges, lam, wait)
-        fifos += has
-        depth = max(depth, deep)
+    seen: dict[Any, tuple[np.ndarray, int]] = {}  # transports alike in distance and bounds
+    for mv in transports(pra) if moves is None else moves:
+        wait = int(lam @ np.asarray(mv.dep, dtype=np.int64))
+        lo, hi = _bounds(mv, values, ext)
+        key = (mv.dep, lo, hi) if not mv.coupled else None
+        hit = seen.get(key)
+        if hit is None:
+            ranges = _consumers(mv, lo, hi, ext, p, t)
+            if mv.coupled:
+                coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(values), eq)
+                           for vec, rest, eq in mv.coupled]
+                hit = _per_tile(ranges, coupled, lam, p, wait)
+            else:
+                hit = seen[key] = _boxes(ranges, lam, wait)
+        fifos += hit[0]
+        depth = max(depth, hit[1])
     return FifoUse(depth, int(fifos.max(initial=0)))
 
 
-def _limits(pra: PRA, s: Any, values: Mapping[str, int]) -> Limit:
-    """The statement's condition space at ``values``: per dim the bounds it puts on that dim
-    alone (``lo``, ``hi`` arrays), and the constraints naming several dims."""
-    names = pra.dim_names
-    lo = np.full(pra.n, -(1 << 62), dtype=np.int64)
-    hi = np.full(pra.n, 1 << 62, dtype=np.int64)
-    coupled = []
-    for c in pra.statement_space(s):
-        co = c.expr.coeffs
-        vec = np.asarray([co.get(n, 0) for n in names], dtype=np.int64)
-        const = c.expr.const + sum(v * int(values[k]) for k, v in c.expr.terms if k not in names)
-        dims = np.flatnonzero(vec)
-        if len(dims) != 1:
-            coupled.append((vec, int(const), c.eq))
-            continue
-        l, a = int(dims[0]), int(vec[dims[0]])
-        if a > 0 or c.eq:  # a*i + const >= 0 (or == 0)
-            bound = -(-(-const) // a) if a > 0 else -(-const // -a)
-            lo[l] = max(lo[l], bound)
-        if a < 0 or c.eq:
-            bound = const // -a if a < 0 else -const // a
-            hi[l] = min(hi[l], bound)
-    return lo, hi, coupled  # type: ignore[return-value]
+def _bounds(mv: Transport, values: Mapping[str, int], ext: list[int]
+            ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per dim the least and greatest index the transport's condition allows (its bounds
+    on that dim alone, within the box)."""
+    lo, hi = [0] * len(ext), [e - 1 for e in ext]
+    for l, a, rest, eq in mv.single:
+        r = rest.evaluate(values)  # a*i + r >= 0 (== 0)
+        if a > 0 or eq:
+            lo[l] = max(lo[l], -(r // a) if a > 0 else -(-r // -a))
+        if a < 0 or eq:
+            hi[l] = min(hi[l], r // -a if a < 0 else -r // a)
+    return tuple(lo), tuple(hi)
 
 
-def _consumers(pra: PRA, s: Any, values: Mapping[str, int], ext: list[int], p: list[int],
-               t: list[int], d: list[int]) -> list[np.ndarray]:
-    """Per dim, per tile ``k``: the intra-tile range ``[a, b]`` of the statement's points
-    whose source ``i - d`` lies in the same tile (rows of a ``(t, 2)`` array; empty where
-    ``a > b``)."""
-    lo, hi, _ = _limits(pra, s, values)
+def _consumers(mv: Transport, lo: Sequence[int], hi: Sequence[int], ext: list[int],
+               p: list[int], t: list[int]) -> list[np.ndarray]:
+    """Per dim, per tile ``k``: the intra-tile range ``[a, b]`` of the transport's points
+    (within ``lo``, ``hi``) whose source ``i - d`` lies in the same tile (rows of a
+    ``(t, 2)`` array; empty where ``a > b``)."""
     out = []
-    for l in range(pra.n):
+    for l in range(len(ext)):
         k = np.arange(t[l], dtype=np.int64) * p[l]
         a = np.maximum(lo[l] - k, 0)
-        b = np.minimum(np.minimum(hi[l] - k, p[l] - 1), ext[l] - 1 - k)
+        b = np.minimum(hi[l] - k, p[l] - 1)
         if p[l] < ext[l]:  # tiled: the producer in the same tile along l
-            a = np.maximum(a, d[l])
-            b = np.minimum(b, p[l] - 1 + d[l])
+            a = np.maximum(a, mv.dep[l])
+            b = np.minimum(b, p[l] - 1 + mv.dep[l])
         out.append(np.stack([a, b], axis=1))
     return out
 
@@ -192,6 +216,10 @@ class ExactFifos:
             depth[i], count[i] = use.depth, use.count
         return depth.reshape(shape), count.reshape(shape)
 
+    @cached_property
+    def moves(self) -> tuple[Transport, ...]:
+        return transports(self.pra)
+
     def at(self, values: Mapping[str, int], p: Sequence[int]) -> FifoUse:
         """:func:`fifo_use` at one point (memoised)."""
         key = (*p, *(values[k] for k in self.pra.params))
@@ -199,5 +227,5 @@ class ExactFifos:
         if hit is None:
             if len(self._memo) > 4096:
                 self._memo.clear()
-            hit = self._memo[key] = fifo_use(self.pra, self.lambda_J, p, values)
+            hit = self._memo[key] = fifo_use(self.pra, self.lambda_J, p, values, self.moves)
         return hit

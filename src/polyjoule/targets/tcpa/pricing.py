@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from polyjoule.analysis.capacity import FifoRules, check, io_needs, rd_need
+from polyjoule.analysis.occupancy import ExactFifos
 from polyjoule.mapping.legality import Causes, Illegal, phase_causes
 from polyjoule.mapping.placement import place_kernel
 from polyjoule.mapping.tiling import Tiling
@@ -112,13 +113,18 @@ def derived(kernel: Any, axes: tuple[str, ...], n: int, array: ProcessorArray,
     return out
 
 
-def _fifo_rules(candidate: Any, pi: int = 1) -> FifoRules:
-    """The compiled FIFO rules of a scanning order (or of an integer program's schedule,
-    :class:`_Fixed`, kept by value), built once per candidate."""
-    key: Any = candidate if isinstance(candidate, _Fixed) else id(candidate)
+def _fifo_rules(candidate: Any, pi: int = 1) -> Any:
+    """The compiled FIFO rules of a scanning order, built once per candidate; of an integer
+    program's schedule (:class:`_Fixed`, kept by value) the use counted on the tiles'
+    points (:class:`~polyjoule.analysis.occupancy.ExactFifos`: ``lambda_J . d`` bounds it
+    only, the schedule may leave issue slots empty)."""
+    fixed = isinstance(candidate, _Fixed)
+    key: Any = candidate if fixed else id(candidate)
     hit = _FIFOS.get(key)
-    if hit is None or (hit[0] is not candidate and not isinstance(candidate, _Fixed)):
-        hit = _FIFOS[key] = (candidate, FifoRules(candidate, pi))
+    if hit is None or (hit[0] is not candidate and not fixed):
+        rules = (ExactFifos(candidate.pra, candidate.lambda_J) if fixed
+                 else FifoRules(candidate, pi))
+        hit = _FIFOS[key] = (candidate, rules)
     return hit[1]
 
 
@@ -245,7 +251,7 @@ def _ilp_points(sched: Any, v: Mapping[str, Any], extents: list[np.ndarray], p: 
                 where: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """(found, (latency, FIFO depth, FIFO count)) at the points ``where``: per point the
     integer program's schedule at its tile sizes (:meth:`Schedule.ilp_at`, what ``analyze``
-    and the simulator run there) and the FIFO rules of its ``lambda_J``."""
+    and the simulator run there) and the FIFO use of its ``lambda_J`` on the tiles."""
     from polyjoule.analysis.schedule import ConcreteSchedule
 
     n = where.size
