@@ -9,12 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from polyjoule.analysis.schedule import kernel_schedules
 from polyjoule.analysis.simulator import simulate
-from polyjoule.errors import PolyjouleError
 from polyjoule.library.kernels import get
+from polyjoule.mapping.placement import place_kernel
 from polyjoule.targets.tcpa.array import default_array
-from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, search
+from polyjoule.targets.tcpa.target import TcpaTarget, evaluate, mapping_of, search
 
 from .test_search_builtins import _check_best
 
@@ -32,32 +31,79 @@ def test_points_without_a_scanning_order_are_scheduled_by_the_integer_program(si
         _check_best(tgt, "jacobi-1d", row)
 
 
-def test_fifo_rules_of_an_integer_program_schedule_bound_the_simulated_use() -> None:
-    """Under a schedule of the integer program the FIFO count is exact and the depth an
-    upper bound (``lambda_J . d`` cycles; its slack may leave issue slots empty): a
-    mapping accepted is never caught exceeding a FIFO capacity in simulation."""
-    k = get("jacobi-1d")
-    checked = 0
-    for shape in [(2, 2), (1, 2), (2, 4)]:
-        for vals in ({"TSTEPS": t, "N": n} for t in (3, 4, 5) for n in (4, 6, 8)):
-            try:
-                if kernel_schedules(k, shape)[0].at(vals).method != "ilp":
-                    continue
-            except PolyjouleError:  # refused structurally: nothing to simulate
-                continue
-            for depth, fifos in ((1, 1), (2, 3), (4, 3)):
-                a = default_array()
-                a = dataclasses.replace(a, rows=shape[0], cols=shape[1], pe=dataclasses.replace(
-                    a.pe, fd_depth=depth, fd_fifos=fifos))
-                b = evaluate(TcpaTarget(a), k, shape, None,
-                             {p: np.asarray([v]) for p, v in vals.items()})
-                refused = {c for c, m in b.causes.masks.items() if bool(m[0])}
-                caps = a.capacities("fp32")
-                run = simulate(k, shape, values=vals, capacities=caps, enforce=False)
-                assert (run.usage["fd-count"] > fifos) == ("fd-count" in refused)
-                assert run.usage["fd-depth"] <= depth or "fd-depth" in refused
-                checked += 1
-    assert checked >= 6
+#: stencils whose small tiles no scanning order runs, with the sizes drawn for them
+STENCILS = {"jacobi-1d": {"TSTEPS": (3, 9), "N": (4, 13)},
+            "jacobi-2d": {"TSTEPS": (3, 6), "N": (4, 10)},
+            "seidel-2d": {"TSTEPS": (3, 6), "N": (4, 8)},
+            "fdtd-2d": {"TMAX": (3, 6), "NX": (4, 7), "NY": (4, 8)}}
+PE_RULES = ("fd-depth", "fd-count", "rd-count")
+
+
+def _ilp_rows(name: str, rng: np.random.Generator) -> list[dict]:
+    """The search's mappings of ``name`` the integer program schedules, at random sizes
+    (every PE capacity relieved: the refused ones too)."""
+    k = get(name)
+    vals = {p: rng.integers(lo, hi, size=4) for p, (lo, hi) in STENCILS[name].items()}
+    res = search(TcpaTarget(), k, vals, frozenset(PE_RULES), top=10_000)
+    return [row for row in res.candidates if row["order"] == "auto"]
+
+
+def _declared(use: dict, rng: np.random.Generator) -> list[tuple[int, int, int]]:
+    """(FIFO depth, FIFOs, RD registers) to declare: at the simulated use, one below it
+    along each rule, and one drawn at random."""
+    d, f, r = (int(use[c]) for c in PE_RULES)
+    return [(d, f, r), (d - 1, f, r), (d, f - 1, r), (d, f, r - 1),
+            tuple(int(rng.integers(1, 2 * x + 2)) for x in (d, f, r))]  # type: ignore[list-item]
+
+
+def _array(shape: tuple[int, int], depth: int, fifos: int, rd: int):
+    a = default_array()
+    return dataclasses.replace(a, rows=shape[0], cols=shape[1], pe=dataclasses.replace(
+        a.pe, fd_depth=max(depth, 0), fd_fifos=max(fifos, 0), rd_registers=max(rd, 0)))
+
+
+def _warned(placed, a, m) -> set[str]:
+    """The causes ``analyze``'s capacity warning names for mapping ``m`` on array ``a``."""
+    from polyjoule.analysis.analyze import analyze
+    from polyjoule.targets.tcpa.pricing import capacity_causes
+
+    an = analyze(placed, a, tile=m.tile, values=m.values)
+    return set(capacity_causes(an, m.values, an.evaluate(m.values)).masks)
+
+
+def test_pe_rules_at_integer_program_points_are_the_simulated_use() -> None:
+    """Under a schedule of the integer program the FIFO depth is the values in flight the
+    schedule leaves (counted on the tiles' points; ``lambda_J . d`` only bounds it), so a
+    mapping is refused for a PE capacity exactly when its simulation exceeds it: over
+    stencils, placements, arrays, tile sizes, sizes and declared capacities."""
+    rng = np.random.default_rng(12)
+    checked = {name: 0 for name in STENCILS}
+    for name in STENCILS:
+        k = get(name)
+        rows = _ilp_rows(name, rng)
+        assert rows, name
+        for i in rng.choice(len(rows), size=min(3, len(rows)), replace=False):
+            m = mapping_of(rows[int(i)])
+            placed = place_kernel(k, m.axes)
+            run = simulate(placed, m.array, m.tile, m.values, capacities=default_array()
+                           .capacities("fp32"), enforce=False)
+            assert run.ok and run.phases[0].schedule.method == "ilp"
+            for depth, fifos, rd in _declared(run.usage, rng):
+                a = _array(m.array, depth, fifos, rd)
+                b = evaluate(TcpaTarget(a), k, m.array, None,
+                             {p: np.asarray([v]) for p, v in m.values.items()},
+                             axes=m.axes, tile=m.tile)
+                refused = {c for c, mask in b.causes.masks.items() if bool(mask[0])}
+                lim = dict(zip(PE_RULES, (depth, fifos, rd), strict=True))
+                for c in PE_RULES:
+                    assert (run.usage[c] > lim[c]) == (c in refused), (
+                        name, m.label, m.values, c, run.usage[c], lim[c], refused)
+                assert not refused - set(PE_RULES) - {"dram-bandwidth", "iob-capacity"}
+                assert int(b.price["latency"][0]) == run.makespan
+                if not checked[name]:  # analyze's warning asks the same rules
+                    assert _warned(placed, a, m) == refused, (name, m.label, refused)
+                checked[name] += 1
+    assert all(n >= 5 for n in checked.values()), checked
 
 
 def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:
@@ -67,10 +113,8 @@ def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:
     from polyjoule.targets.tcpa.pricing import capacity_causes
 
     k = get("jacobi-1d")
-    vals = {"TSTEPS": 3, "N": 4}
-    a = default_array()
-    a = dataclasses.replace(a, rows=2, cols=2,
-                            pe=dataclasses.replace(a.pe, fd_depth=1, fd_fifos=1))
+    vals = {"TSTEPS": 4, "N": 6}  # 2 values in flight in one FIFO, 7 FIFOs in one PE
+    a = _array((2, 2), 1, 1, 16)
     an = analyze(k, a)
     assert an.schedules()[0].at(vals).method == "ilp"
     named = capacity_causes(an, vals, an.evaluate(vals)).masks
