@@ -24,6 +24,9 @@ def test_a_window_holds_the_starts_of_its_cycles() -> None:
     assert window(starts, 3) == 3  # 0, 1, 2 (or 12, 13, 14)
     assert window(starts, 4) == 4  # 12..15
     assert window(starts, 11) == 5  # 5..15: 10, 12, 13, 14, 15
+    sparse = np.array([0, 100, 101, 1000])  # starts far apart: counted sorted
+    assert window(sparse, 2) == 2 and window(sparse, 101) == 2 and window(sparse, 102) == 3
+    assert window(sparse, 1001) == 4
     assert window(starts, 0) == 0 and window(np.array([], dtype=np.int64), 5) == 0
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -146,12 +146,23 @@ def _boxes(ranges: list[np.ndarray], lam: np.ndarray, wait: int) -> tuple[np.nda
     if not has.any():
         return has.astype(np.int64), 0
     widest = [_maximal(r[m]) for r, m in zip(ranges, nonempty, strict=True)]
-    deep = 0
-    for box in itertools.product(*widest):
-        start = sum(lam[l] * np.arange(a, b + 1, dtype=np.int64).reshape(
-            [-1 if m == l else 1 for m in range(len(box))]) for l, (a, b) in enumerate(box))
-        deep = max(deep, window(np.asarray(start).ravel(), wait))
+    lams = tuple(int(x) for x in lam)
+    deep = max(box_window(tuple(b - a + 1 for a, b in box), lams, wait)
+               for box in itertools.product(*widest))
     return has.astype(np.int64), deep
+
+
+@lru_cache(maxsize=4096)
+def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
+    """The most start cycles ``lam . j`` of a box of ``sizes`` points per dim one window of
+    ``wait`` cycles holds (the same wherever the box lies: a shift moves every start
+    alike)."""
+    start = np.zeros((1,) * len(sizes), dtype=np.int64)
+    for l, (n, a) in enumerate(zip(sizes, lam, strict=True)):
+        shape = [1] * len(sizes)
+        shape[l] = n
+        start = start + (abs(a) * np.arange(n, dtype=np.int64)).reshape(shape)
+    return window(start.ravel(), wait)
 
 
 def _maximal(rows: np.ndarray) -> list[tuple[int, int]]:
@@ -187,6 +198,13 @@ def window(starts: np.ndarray, wait: int) -> int:
     """The most of ``starts`` one window of ``wait`` consecutive cycles holds."""
     if starts.size == 0 or wait <= 0:
         return 0
+    lo = int(starts.min())
+    span = int(starts.max()) - lo + 1
+    if wait >= span:
+        return int(starts.size)
+    if span <= 4 * starts.size:  # dense (a schedule issues about one start a cycle): O(n)
+        held = np.concatenate([[0], np.cumsum(np.bincount(starts - lo, minlength=span))])
+        return int((held[wait:] - held[:-wait]).max())
     v = np.sort(starts)
     return int((np.searchsorted(v, v + wait, side="left") - np.arange(v.size)).max())
 
