@@ -15,9 +15,9 @@ are concrete, and the use is counted here as the simulator measures it:
   any PE (tile) needs.
 
 A statement's condition space bounds each dim on its own in every stencil, so a tile's
-consumers form a box and tiles alike along a dim are counted once: only the boxes no other
-box contains (a window holds no more points of a smaller box). A condition coupling two
-dims counts every tile's points.
+consumers form a box, and the deepest FIFO is the one of the largest box along every dim (a
+window holds no more starts of a box that fits in a shift of it; every tile's box does). A
+condition coupling two dims counts every tile's points.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def fifo_use(pra: PRA, lambda_J: Sequence[int], p: Sequence[int],
             if mv.coupled:
                 coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(values), eq)
                            for vec, rest, eq in mv.coupled]
-                hit = _per_tile(ranges, coupled, lam, p, wait)
+                hit = _coupled_tiles(ranges, coupled, lam, p, wait)
             else:
                 hit = seen[key] = _boxes(ranges, lam, wait)
         fifos += hit[0]
@@ -145,11 +145,10 @@ def _boxes(ranges: list[np.ndarray], lam: np.ndarray, wait: int) -> tuple[np.nda
         has = has & m.reshape(shape)
     if not has.any():
         return has.astype(np.int64), 0
-    widest = [_maximal(r[m]) for r, m in zip(ranges, nonempty, strict=True)]
-    lams = tuple(int(x) for x in lam)
-    deep = max(box_window(tuple(b - a + 1 for a, b in box), lams, wait)
-               for box in itertools.product(*widest))
-    return has.astype(np.int64), deep
+    # a window holds no more starts of a smaller box (it fits in a shift of the largest)
+    sizes = tuple(int((r[m, 1] - r[m, 0]).max()) + 1 for r, m in zip(ranges, nonempty,
+                                                                       strict=True))
+    return has.astype(np.int64), box_window(sizes, tuple(int(x) for x in lam), wait)
 
 
 @lru_cache(maxsize=4096)
@@ -165,14 +164,7 @@ def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
     return window(start.ravel(), wait)
 
 
-def _maximal(rows: np.ndarray) -> list[tuple[int, int]]:
-    """The ranges no other range contains."""
-    pairs = sorted({(int(a), int(b)) for a, b in rows})
-    return [(a, b) for a, b in pairs
-            if not any(c <= a and b <= e and (c, e) != (a, b) for c, e in pairs)]
-
-
-def _per_tile(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
+def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
               lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
     """:func:`_boxes` for a condition coupling dims: every tile's points tested."""
     has = np.zeros([len(r) for r in ranges], dtype=np.int64)
