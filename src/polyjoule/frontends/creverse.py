@@ -115,7 +115,15 @@ def _reduction(loop: c_ast.For, var: str) -> bool:
     items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
     return bool(items) and all(
         isinstance(x, c_ast.Assignment) and x.op in ("+=", "-=")
-        and isinstance(x.lvalue, c_ast.ArrayRef) and var not in id_names(x.lvalue) for x in items)
+        and isinstance(x.lvalue, (c_ast.ArrayRef, c_ast.ID)) and var not in id_names(x.lvalue)
+        and not _base_name(x.lvalue) in id_names(x.rvalue) for x in items)
+
+
+def _base_name(target: Any) -> str:
+    """The array or scalar an assignment writes."""
+    while isinstance(target, c_ast.ArrayRef):
+        target = target.name
+    return str(target.name) if isinstance(target, c_ast.ID) else ""
 
 
 def _upward_bounds(loop: c_ast.For, var: str) -> tuple[Any, Any] | None:
