@@ -32,6 +32,7 @@ from typing import Any
 from polyjoule.frontends.localize.body import Chain
 from polyjoule.frontends.localize.chains import _initial
 from polyjoule.frontends.localize.closing import Carried, ClosingPlan, Inner, axis, plan
+from polyjoule.frontends.localize.copies import fold_copies
 from polyjoule.frontends.localize.dataflow import Finished
 from polyjoule.frontends.localize.exprs import has_op, reads_in, render, scaled_product
 from polyjoule.frontends.localize.geometry import Geometry
@@ -268,4 +269,5 @@ def localize_closed(nest: Nest, name: str) -> PRA | None:
     for c in p.carried:
         _carry(ph, c, incs[id(c.stmt)])
     _emit_outputs(ph, finals)
+    fold_copies(ph)
     return ph.pra(name)
