@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from polyjoule.analysis.simulator import simulate
-from polyjoule.errors import NotUniformError, SpecError
+from polyjoule.errors import NotUniformError
 from polyjoule.frontends.cnest import c_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
