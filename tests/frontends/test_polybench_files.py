@@ -34,7 +34,7 @@ FILES = {p.stem: p for p in ROOT.glob("*/**/*.c")}
 #: The kernels whose distributed file localises; every other one is refused (NotUniformError
 #: for an access whose dependence distance is not constant, SpecError for a construct).
 LOCALISED = {"2mm", "3mm", "atax", "bicg", "cholesky", "covariance", "doitgen", "gemm", "gemver",
-             "gesummv", "lu", "mvt", "symm", "syr2k", "syrk", "trisolv", "trmm"}
+             "gesummv", "lu", "ludcmp", "mvt", "symm", "syr2k", "syrk", "trisolv", "trmm"}
 #: The time-iterated stencils (frontends/localize/timesteps.py, stencil.py); the built-in
 #: fdtd-2d is their output.
 STENCILS = {"fdtd-2d", "heat-3d", "jacobi-1d", "jacobi-2d", "seidel-2d"}
@@ -43,11 +43,11 @@ REFUSED = {
     "correlation": (SpecError, r"statement outside any loop: 'corr\[M - 1\]\[M - 1\] = 1.0'"),
     "durbin": (NotUniformError, r"y\[-i \+ k - 1\] reads y"),
     "gramschmidt": (NotUniformError, r"A\[i\]\[k\] reads A, which A\[i\]\[j\]"),
-    # its LU nest is reordered into pivot steps, its forward substitution localises; the
-    # backward one (i--, reading x[j] for j > i) is not mirrored
-    "ludcmp": (SpecError, r"ludcmp.c:129:\d+: for loop over i: step 'i--'"),
+    # the rotation of the built-in reads the pivot row and column as they entered the step:
+    # exact only with a non-negative diagonal (test_floyd_warshall_refusal.py)
     "floyd-warshall": (NotUniformError, r"path\[i\]\[k\] reads path, .* both as it entered "
-                                        r"step k and as that write of step k left it"),
+                                        r"step k and as that write of step k left it .* "
+                                        r"depends on the data"),
     "nussinov": (NotUniformError, r"table\[i\]\[k\] reads table"),
     "adi": (SpecError, r"DX = .* depends on the size N"),  # a scalar prologue of sizes
     "deriche": (NotUniformError, r"ym2\[i\] is read before it is written"),  # filter state
@@ -132,7 +132,12 @@ def _summary(c: dict) -> tuple:
     return c["classes"], c["ops"], c["kinds"]
 
 
-@pytest.mark.parametrize("name", sorted(LOCALISED & set(registry.names())))
+#: ludcmp: equal once the built-in's forward phase drops the N - 1 transports nobody reads
+#: (tests/frontends/test_cmirror_scalar.py checks that, and that they are unread).
+SAME_COUNTS = LOCALISED & set(registry.names()) - {"ludcmp"}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_COUNTS))
 def test_localised_counts_equal_the_builtin(name: str) -> None:
     """Per-class accesses, operations and statement kinds at MINI on a 4x4 array."""
     derived, hand = _load(name), registry.get(name)
@@ -241,6 +246,8 @@ def files_table() -> str:
             continue
         same = " (= built-in counts)" if name in registry.names() else ""
         same = " (= built-in counts, 1 mul more per point)" if name == "syr2k" else same
+        same = (" (= built-in counts, without the built-in's N - 1 unread transports)"
+                if name == "ludcmp" else same)
         rows.append(f"| `{rel}` | localised{same} | {len(k.phases)} phase"
                     f"{'s' if len(k.phases) > 1 else ''}: "
                     + ", ".join("(" + ", ".join(ph.dim_names) + ")" for ph in k.phases) + " |")

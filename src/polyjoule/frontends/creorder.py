@@ -189,8 +189,11 @@ def _both_sides(read: Access, w: Stmt) -> NotUniformError:
         f"{read.where}: {read} reads {read.tensor}, which {w.target} ({w.where}) writes in the "
         f"same nest: in pivot steps (k, element) the read sees its element both as it entered "
         f"step k and as that write of step k left it (the distance to the write changes "
-        f"sign), so the value has no one place to travel from and the nest is not uniform "
-        f"(the built-in floyd-warshall rotates its indices; the rotation is not derived)")
+        f"sign), so the value has no one place to travel from and the nest is not uniform; "
+        f"an order that reads it as it entered the step everywhere (the built-in "
+        f"floyd-warshall's rotation) computes the same only where that write leaves the "
+        f"element unchanged, which depends on the data (floyd-warshall: a non-negative "
+        f"diagonal), so it is not derived")
 
 
 def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
