@@ -7,7 +7,9 @@ that input or transport under the new name: ``y_fin`` takes it directly (``y_fin
 w_acc[i, j - 1]`` on the diagonal, ``y_fin[i] = b[i]`` at ``i == 0``), and the copied
 variable's own definition is kept only where something still reads it (``b`` at ``i == 0``
 had no other reader). The values are the same at every point, with one register move fewer.
-A copy of a computed value stays a copy (folding it would compute twice).
+A copy of a computed value stays a copy (folding it would compute twice). Only the copies
+the C program writes are folded: the start of a chain (TRMM's ``s = B[i][j]`` at
+``k == i``) stays the register move the built-ins count.
 """
 
 from __future__ import annotations
@@ -45,12 +47,13 @@ def _renamed(d: Statement, var: str, when: tuple[Constraint, ...], dims: tuple[s
     return replace(d, var=var, when=when, text=f"{var}[i] = {_rhs(d)}")
 
 
-def _fold_one(ph: Phase) -> str | None:
-    """Fold the first foldable copy; the copied variable, or None when none is left."""
+def _fold_one(ph: Phase, into: set[str]) -> str | None:
+    """Fold the first foldable copy into a variable of ``into``; the copied variable, or
+    None when none is left."""
     written = {s.var for s in ph.out if s.kind != "output"}
     for n, c in enumerate(ph.out):
         u = _copied(c, written)
-        if u is None:
+        if u is None or c.var not in into:
             continue
         defs = [d for d in ph.out if d.var == u and d.kind != "output"
                 and not ph.geo.empty([*c.when, *d.when])]
@@ -105,11 +108,12 @@ def _keep_live(ph: Phase, u: str) -> None:
     ph.out[:] = out
 
 
-def fold_copies(ph: Phase) -> None:
-    """Fold, in place, every copy of an input or a transport into its definition (see the
-    module doc); statement ids are renumbered."""
+def fold_copies(ph: Phase, into: set[str]) -> None:
+    """Fold, in place, every copy of an input or a transport into a variable of ``into``
+    (the statements of the C program) into its definition (see the module doc); statement
+    ids are renumbered."""
     touched: list[str] = []
-    while (u := _fold_one(ph)) is not None:
+    while (u := _fold_one(ph, into)) is not None:
         touched.append(u)
     for u in dict.fromkeys(touched):
         _keep_live(ph, u)
