@@ -303,7 +303,12 @@ def _param_min(sp: FlowSpace, dom: ISet) -> tuple[tuple[str, int], ...]:
 
 
 def localize_steps(nest: Nest, name: str) -> PRA:
-    """The uniform PRA of an elimination nest in pivot steps."""
+    """The uniform PRA of an elimination nest in pivot steps (on rotated indices when
+    :mod:`..crotate` placed it so)."""
+    if any(str(x).startswith("rotated:") for s in nest.stmts for x in s.sources):
+        from polyjoule.frontends.localize.rotated import localize_rotated  # imports Phase
+
+        return localize_rotated(nest, name)
     em = _Emit(nest)
     em.current()
     em.computes()
