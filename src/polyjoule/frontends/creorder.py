@@ -18,7 +18,9 @@ and read the pivot row and column at a distance that depends on the loop indices
 3. each read then sees its element's value either as it entered the step (``in``) or as a
    write of the same step left it (``out``); a read that sees both, in different instances
    (Floyd-Warshall's pivot row: the old value before the pivot, the new one after it), has
-   no single place to start from and is refused.
+   no single place to start from: one statement over the full cube that reads only its
+   element and the pivot row and column goes to rotated pivot steps (:mod:`.crotate`), any
+   other is refused.
 
 :mod:`.localize.pivots` localises the result (broadcasts of the pivot values along the dims
 their access does not use; the current value of each element travels along ``k``).
@@ -191,11 +193,9 @@ def _both_sides(read: Access, w: Stmt) -> NotUniformError:
         f"{read.where}: {read} reads {read.tensor}, which {w.target} ({w.where}) writes in the "
         f"same nest: in pivot steps (k, element) the read sees its element both as it entered "
         f"step k and as that write of step k left it (the distance to the write changes "
-        f"sign), so the value has no one place to travel from and the nest is not uniform; "
-        f"an order that reads it as it entered the step everywhere (the built-in "
-        f"floyd-warshall's rotation) computes the same only where that write leaves the "
-        f"element unchanged, which depends on the data (floyd-warshall: a non-negative "
-        f"diagonal), so it is not derived")
+        f"sign), so the value has no one place to travel from and the nest is not uniform "
+        f"(rotated pivot steps take one statement over the full cube that reads only its "
+        f"element and the pivot row and column, as Floyd-Warshall)")
 
 
 def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
