@@ -15,15 +15,17 @@ everywhere, exact only with a non-negative diagonal).
 The rule applies to one statement over the full cube ``0 <= k, i, j <= N - 1`` that writes
 ``A[i][j]`` and reads only ``A[i][j]``, ``A[i][k]`` and ``A[k][j]``, when isl's dataflow
 (:func:`.cflow.same_step_reads`) says that exactly the reads of ``A[i][k]`` at ``j > k`` and
-of ``A[k][j]`` at ``i > k`` see the write of their own step. :mod:`.localize.rotated` emits
-the PRA.
+of ``A[k][j]`` at ``i > k`` see the write of their own step, and no read sees a later step:
+every other read sees its element as it entered the step (the one statement writes every
+element at every step, so that is the previous step's result, or the input at the first).
+:mod:`.localize.rotated` emits the PRA.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from polyjoule.frontends.cflow import Instance, same_step_reads, step_set
+from polyjoule.frontends.cflow import Instance, same_step_reads, source_steps, step_set
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Loop, Stmt
 
@@ -63,6 +65,8 @@ def rotated_kinds(params: tuple[str, ...], names: tuple[str, ...], stmt: Stmt, i
              "row": Constraint(i - k - Affine.of({}, 1))}
     by = {inst.name: inst}
     for r, kind in enumerate(kinds):
+        if "later" in source_steps(dep, f"{inst.name}_r{r}", inst.name, place, by, params):
+            return None  # the others read the value the element entered the step with
         same = same_step_reads(dep, f"{inst.name}_r{r}", inst.name, place, by, params, names)
         want = step_set(params, names, [*cube, after[kind]]) if after[kind] is not None else \
             step_set(params, names, [*cube, Constraint(Affine.of({}, -1))])  # empty
