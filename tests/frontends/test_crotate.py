@@ -208,8 +208,12 @@ void rowonly(int M, double A[M][M]) {
 """
 
 
+#: No read of the element itself: every point reads only the pivot row and column.
+SUMS = ROW_ONLY.replace("A[p][q] * 0.5 + A[r][q]", "0.5 * (A[p][r] + A[r][q])")
+
+
 @pytest.mark.parametrize("name, text", [("minimax", MINIMAX), ("widest", WIDEST),
-                                        ("rowonly", ROW_ONLY)])
+                                        ("rowonly", ROW_ONLY), ("sums", SUMS)])
 def test_closures_outside_polybench_compute_their_c_loops(name: str, text: str) -> None:
     k = c_kernel(text, f"{name}.c")
     assert [d.name for d in k.phases[0].dims] == ["r", "p", "q"]
