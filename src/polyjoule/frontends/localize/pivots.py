@@ -255,7 +255,7 @@ class _Emit:
                           if not c.intersect(p).is_empty()]
             for where, names in combos:
                 for c in self.conj(where):
-                    self.ph.compute(self.outs[n], _text(s, self.a, names), c)
+                    self.ph.compute(self.outs[n], step_text(s, self.a, names), c)
 
     def current(self) -> None:
         """``a`` enters from DRAM at the first step and travels along ``k``."""
@@ -285,7 +285,9 @@ class _Emit:
             self.ph.output(self.a, target, c)
 
 
-def _text(s: Stmt, a: str, names: dict[int, str]) -> str:
+def step_text(s: Stmt, a: str, names: dict[int, str]) -> str:
+    """The right-hand side of a step statement, its reads named by ``names`` and the
+    element itself by ``a``."""
     rhs = render(s.expr, names)
     if s.op == "=":
         return rhs

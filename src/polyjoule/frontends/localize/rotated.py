@@ -19,6 +19,7 @@ The result leaves for DRAM at the last step, the rotation undone in four pieces.
 from __future__ import annotations
 
 from polyjoule.frontends.localize.phase import Phase
+from polyjoule.frontends.localize.pivots import step_text
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Access, Nest
 from polyjoule.model.pra import PRA
@@ -92,8 +93,6 @@ class _Rotated:
                 (self.var[old], [self.before_pivot(d)])]
 
     def computes(self) -> None:
-        from polyjoule.frontends.localize.pivots import _text  # one rendering of a step
-
         combos: list[tuple[dict[int, str], list[Constraint]]] = [({}, [])]
         for r, kind in enumerate(self.kinds):
             opts = [(self.var["v"], [])] if kind == "own" else self._options(kind)
@@ -101,7 +100,7 @@ class _Rotated:
                       for name, more in opts]
         for names, when in combos:
             if not self.ph.geo.empty(when):
-                self.ph.compute(self.var["w"], _text(self.st, self.var["v"], names), when)
+                self.ph.compute(self.var["w"], step_text(self.st, self.var["v"], names), when)
 
     def outputs(self) -> None:
         i, j, last = self.i, self.j, self.at(self.k, "top")
