@@ -202,3 +202,27 @@ def covers(params: Sequence[str], shape: Sequence[Affine],
         left = left.subtract(image)
     return bool(left.is_empty())
 
+
+
+def same_step_reads(dep: isl.UnionMap, read: str, src: str, place: dict[str, list[Affine]],
+                    insts: dict[str, Instance], params: Sequence[str],
+                    dims: Sequence[str]) -> isl.Set:
+    """The instances of read ``read``, placed in the step space ``dims``, whose source is an
+    instance of ``src`` in the same step (the first coordinate of ``place``)."""
+    p = f"[{', '.join(params)}]"
+    rs, ss = insts[read.rsplit("_r", 1)[0]], insts[src]
+    sd = [f"s_{d}" for d in ss.dims]
+    a = place[src][0].substitute({d: Affine.of({n: 1}) for d, n in zip(ss.dims, sd, strict=True)})
+    b = place[rs.name][0]
+    same = isl.Map(f"{p} -> {{ {src}[{', '.join(sd)}] -> {read}[{', '.join(rs.dims)}] : "
+                   f"{a.isl()} = {b.isl()} }}")
+    pairs = dep.extract_map(same.get_space()).intersect(same)
+    to_step = isl.Map(f"{p} -> {{ {read}[{', '.join(rs.dims)}] -> "
+                      f"[{', '.join(x.isl() for x in place[rs.name])}] }}")
+    out = pairs.range().apply(to_step)
+    return out.set_tuple_name(None) if out.get_tuple_name() else out
+
+
+def step_set(params: Sequence[str], dims: Sequence[str], conj: Sequence[Constraint]) -> isl.Set:
+    """The conjunction as a set of the step space (parameters at least 1)."""
+    return FlowSpace(params, dims).set(conj)

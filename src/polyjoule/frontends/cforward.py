@@ -6,7 +6,9 @@ w -= A[i][k] * A[k][j]; A[i][j] = w / A[j][j];``. Between its load and its store
 rewrites such spans into updates of the element itself (``A[i][j] -= ...;
 A[i][j] = A[i][j] / A[j][j]``) on a copy of the syntax tree and numbers the spans of the
 assignments in them, so that the caller checks (exactly, with the loops' bounds) that no
-other access in a span reaches its element.
+other access in a span reaches its element. A store of the unchanged value (``w = A[i][j];
+... A[i][j] = w``, LUDCMP's upper part, the loop before it holding the updates) becomes
+``A[i][j] = A[i][j]``, a no-op, and is dropped.
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ def _span(items: list[Any], p: int) -> int | None:
     return None
 
 
+def _identity(node: Any) -> bool:
+    """Is ``node`` a store of an element into itself (``A[i][j] = A[i][j]``, the store of a
+    span whose value the scalar only carried): a no-op, dropped."""
+    return (isinstance(node, c_ast.Assignment) and node.op == "="
+            and _GEN.visit(node.lvalue) == _GEN.visit(node.rvalue))
+
+
 def _block(items: list[Any], marks: dict[int, int]) -> list[Any]:
     out: list[Any] = []
     p = 0
@@ -70,8 +79,8 @@ def _block(items: list[Any], marks: dict[int, int]) -> list[Any]:
             q = _span(items, p)
             if q is not None:
                 span = len(set(marks.values()))
-                out += [_substitute(y, x.lvalue.name, x.rvalue, marks, span)
-                        for y in items[p + 1:q + 1]]
+                out += [y for y in (_substitute(y, x.lvalue.name, x.rvalue, marks, span)
+                                    for y in items[p + 1:q + 1]) if not _identity(y)]
                 p = q + 1
                 continue
         if isinstance(x, c_ast.For):

@@ -18,7 +18,9 @@ and read the pivot row and column at a distance that depends on the loop indices
 3. each read then sees its element's value either as it entered the step (``in``) or as a
    write of the same step left it (``out``); a read that sees both, in different instances
    (Floyd-Warshall's pivot row: the old value before the pivot, the new one after it), has
-   no single place to start from and is refused.
+   no single place to start from: one statement over the full cube that reads only its
+   element and the pivot row and column goes to rotated pivot steps (:mod:`.crotate`), any
+   other is refused.
 
 :mod:`.localize.pivots` localises the result (broadcasts of the pivot values along the dims
 their access does not use; the current value of each element travels along ``k``).
@@ -26,6 +28,7 @@ their access does not use; the current value of each element travels along ``k``
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +40,7 @@ from pycparser import c_ast
 from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.cflow import FlowSpace, Instance, flow, injective, same_flow, source_steps
 from polyjoule.frontends.cforward import forward_scalars
+from polyjoule.frontends.crotate import cube_loops, rotated_kinds
 from polyjoule.frontends.localize.pivots import step_loops
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Access, Loop, Stmt
@@ -190,7 +194,8 @@ def _both_sides(read: Access, w: Stmt) -> NotUniformError:
         f"same nest: in pivot steps (k, element) the read sees its element both as it entered "
         f"step k and as that write of step k left it (the distance to the write changes "
         f"sign), so the value has no one place to travel from and the nest is not uniform "
-        f"(the built-in floyd-warshall rotates its indices; the rotation is not derived)")
+        f"(rotated pivot steps take one statement over the full cube that reads only its "
+        f"element and the pivot row and column, as Floyd-Warshall)")
 
 
 def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
@@ -204,7 +209,10 @@ def _sources(n: int, stmts: list[Stmt], insts: list[Instance], dep: Any,
                for h in source_steps(dep, f"{insts[n].name}_r{r}", ti.name, place, by, params)}
         same = {t for t, h in how if h == "same"}
         if len(same) > 1 or (same and any(h == "earlier" for _t, h in how)):
-            raise _both_sides(read, stmts[min(same)])
+            if len(stmts) > 1 or len(same) > 1:
+                raise _both_sides(read, stmts[min(same)])
+            out.append("both")  # one statement: pivot steps on rotated indices may hold it
+            continue
         out.append(same.pop() if same else "in")
     return tuple(out)
 
@@ -276,4 +284,19 @@ def in_steps(top: c_ast.For, loop_of: LoopOf,
     orig = flow(params, insts, {i.name: s.time for i, s in zip(insts, srcs, strict=True)})
     names, place = _placement(srcs, insts, params, orig)
     stmts = [_moved(n, srcs, insts, place, names, orig[0], params) for n in range(len(srcs))]
+    if any(x == "both" for s in stmts for x in s.sources):
+        return _rotated(params, names, stmts[0], insts[0], place, orig[0], srcs[0].loops)
     return step_loops(params, names, stmts), stmts
+
+
+def _rotated(params: tuple[str, ...], names: tuple[str, ...], st: StepStmt, inst: Instance,
+             place: dict[str, list[Affine]], dep: Any, loops: list[Loop]
+             ) -> tuple[list[Loop], list[Stmt]]:
+    """The one statement on rotated indices (:mod:`.crotate`), or the read's refusal."""
+    top = loops[0].upper
+    kinds = rotated_kinds(params, names, st, inst, place, dep, top)
+    if kinds is None:
+        r = next(n for n, x in enumerate(st.sources) if x == "both")
+        raise _both_sides(st.reads[r], st)
+    moved = dataclasses.replace(st, sources=tuple(f"rotated:{x}" for x in kinds))
+    return cube_loops(names, top, st.where), [moved]

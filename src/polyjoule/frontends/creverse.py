@@ -10,8 +10,9 @@ the loops inside it whose index subscripts the same array dimension as the mirro
 (``j`` in ``x[j]``, ``U[i][j]``) are mirrored by the same ``U`` too, so that both sides
 name the element alike (``x[U - j]``) and the triangle runs from 0, as forward substitution
 does. Mirroring an upward loop reverses its order, so it is done only to a loop that holds
-nothing but accumulations into elements it does not index (a reduction: the sum is
-reassociated, exact for integers, a rounding difference for floats). A downward loop that
+nothing but accumulations into elements it does not index, or into a scalar its terms do not
+read (LUDCMP's ``w -= A[i][j] * x[j]``): a reduction, the sum reassociated (exact for
+integers, a rounding difference for floats). A downward loop that
 holds loops but no such reduction is left as written (and refused with its own reason); an
 innermost one is mirrored alone (DERICHE's anti-causal filters, as its built-in does).
 """
@@ -111,11 +112,14 @@ def _subscript_dims(node: Any, var: str, out: set[tuple[str, int]]) -> None:
 
 
 def _reduction(loop: c_ast.For, var: str) -> bool:
-    """Does the loop hold only accumulations into elements it does not index?"""
+    """Does the loop hold only accumulations into elements it does not index (or into a
+    scalar its terms do not read: LUDCMP's ``w -= A[i][j] * x[j]``)?"""
     items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
     return bool(items) and all(
         isinstance(x, c_ast.Assignment) and x.op in ("+=", "-=")
-        and isinstance(x.lvalue, c_ast.ArrayRef) and var not in id_names(x.lvalue) for x in items)
+        and (isinstance(x.lvalue, c_ast.ArrayRef) and var not in id_names(x.lvalue)
+             or isinstance(x.lvalue, c_ast.ID) and x.lvalue.name not in id_names(x.rvalue))
+        for x in items)
 
 
 def _upward_bounds(loop: c_ast.For, var: str) -> tuple[Any, Any] | None:

@@ -94,7 +94,7 @@ def expand_scalars(top: c_ast.For, loop_of: Callable[[c_ast.For, list[str]], Loo
             continue
         shape = tuple(b.upper.shift(1) for b in bounds)
         array, k = name, 1  # a scalar reused by another nest with other loops: a fresh array
-        while array in shapes and shapes[array] != shape:
+        while array in shapes:
             k += 1
             array = f"{name}_{k}"
         for u in {id(u.node): u for u in uses}.values():

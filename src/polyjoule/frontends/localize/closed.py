@@ -32,6 +32,7 @@ from typing import Any
 from polyjoule.frontends.localize.body import Chain
 from polyjoule.frontends.localize.chains import _initial
 from polyjoule.frontends.localize.closing import Carried, ClosingPlan, Inner, axis, plan
+from polyjoule.frontends.localize.copies import fold_copies
 from polyjoule.frontends.localize.dataflow import Finished
 from polyjoule.frontends.localize.exprs import has_op, reads_in, render, scaled_product
 from polyjoule.frontends.localize.geometry import Geometry
@@ -252,9 +253,11 @@ def localize_closed(nest: Nest, name: str) -> PRA | None:
     values: dict[Any, Value] = {c.stmt.target.key: _chain(ph, c, incs[id(c.stmt)],
                                                           chains[c.stmt.target.key])
                                 for c in p.inner}
+    posts: set[str] = set()
     for k, s in enumerate(p.post):
         last = all(t.target.key != s.target.key for t in p.post[k + 1:])
         var = finals[s.target.key][1] if last else ph.fresh(s.target.tensor + "_out")
+        posts.add(var)
         _post(ph, s, values, diag, var)
         values[s.target.key] = [(ph.finish, var)]
     needed = {f.tensor for f in p.finished.values()} | {c.src.tensor for c in p.carried}
@@ -268,4 +271,5 @@ def localize_closed(nest: Nest, name: str) -> PRA | None:
     for c in p.carried:
         _carry(ph, c, incs[id(c.stmt)])
     _emit_outputs(ph, finals)
+    fold_copies(ph, posts)
     return ph.pra(name)

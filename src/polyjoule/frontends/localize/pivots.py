@@ -255,7 +255,7 @@ class _Emit:
                           if not c.intersect(p).is_empty()]
             for where, names in combos:
                 for c in self.conj(where):
-                    self.ph.compute(self.outs[n], _text(s, self.a, names), c)
+                    self.ph.compute(self.outs[n], step_text(s, self.a, names), c)
 
     def current(self) -> None:
         """``a`` enters from DRAM at the first step and travels along ``k``."""
@@ -285,7 +285,9 @@ class _Emit:
             self.ph.output(self.a, target, c)
 
 
-def _text(s: Stmt, a: str, names: dict[int, str]) -> str:
+def step_text(s: Stmt, a: str, names: dict[int, str]) -> str:
+    """The right-hand side of a step statement, its reads named by ``names`` and the
+    element itself by ``a``."""
     rhs = render(s.expr, names)
     if s.op == "=":
         return rhs
@@ -303,7 +305,12 @@ def _param_min(sp: FlowSpace, dom: ISet) -> tuple[tuple[str, int], ...]:
 
 
 def localize_steps(nest: Nest, name: str) -> PRA:
-    """The uniform PRA of an elimination nest in pivot steps."""
+    """The uniform PRA of an elimination nest in pivot steps (on rotated indices when
+    :mod:`..crotate` placed it so)."""
+    if any(str(x).startswith("rotated:") for s in nest.stmts for x in s.sources):
+        from polyjoule.frontends.localize.rotated import localize_rotated  # imports Phase
+
+        return localize_rotated(nest, name)
     em = _Emit(nest)
     em.current()
     em.computes()
