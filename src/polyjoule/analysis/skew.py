@@ -113,10 +113,14 @@ def _mixed(lk: list[sympy.Expr], lj: Sequence[sympy.Expr], deps: Sequence[Depend
 
 
 def skew_family(sched: Any, order: tuple[int, ...], skew: tuple[int, ...],
-                mins: dict[sympy.Symbol, int], ranges: StatementRanges) -> SkewSchedule | None:
+                mins: dict[sympy.Symbol, int], ranges: StatementRanges,
+                active: Sequence[int] | None = None) -> SkewSchedule | None:
     """The family of ``order`` and ``skew`` for the phase of ``sched`` (a
     :class:`~polyjoule.analysis.schedule.Schedule`); ``None`` when an intra-tile case is
-    violated by a constant (never causal)."""
+    violated by a constant (never causal). ``lambda_K`` takes the bounds of the cases
+    ``active`` only (indices into the deps; all by default): a family for the points where
+    the others have no points (one tile along a dim, a tile of one point) or hold anyway;
+    causality is checked against every case."""
     pra, tiling, n = sched.pra, sched.tiling, sched.pra.n
     lj = skewed_lambda_J(n, order, sched.pi, skew)
     for d in sched.deps:
@@ -124,8 +128,8 @@ def skew_family(sched: Any, order: tuple[int, ...], skew: tuple[int, ...],
             slack = sympy.expand(sum((lj[l] * d.d_j[l] for l in range(n)), sympy.Integer(0)) - d.r)
             if slack.is_Number and slack < 0:
                 return None
-    lk = _mixed(lambda_k(pra, tiling, lj, sched.deps, mins), lj, sched.deps,
-                [tiling.tiled(l) for l in range(n)])
+    used = list(sched.deps) if active is None else [sched.deps[i] for i in active]
+    lk = _mixed(lambda_k(pra, tiling, lj, used, mins), lj, used, [tiling.tiled(l) for l in range(n)])
     fam = SkewSchedule(pra, tiling, order, lj, tuple(lk), tuple(sched.deps), sched.timing,
                        sympy.Integer(0), skew=skew)
     fam.latency_formula = latency_formula(fam, mins, ranges)
@@ -165,36 +169,39 @@ def lift(lj: Sequence[int], p: Sequence[int], order: Sequence[int], pi: int
 
 
 def sample_points(pra: Any, tiling: Any) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """(extents, tile sizes): every dim from its smallest legal size on, two
-    tiles along a tiled dim (every crossing case has points), one along an untiled one."""
+    """(extents, tile sizes): every dim from its smallest legal size on, one or two tiles
+    along a tiled dim (its crossing cases without or with points), one along an untiled one."""
     need = min_tile(pra)
     ranges = [range(need[l], need[l] + SAMPLES) for l in range(pra.n)]
+    tiles = [(1, 2) if tiling.tiled(l) else (1,) for l in range(pra.n)]
     out = []
     for p in itertools.product(*ranges):
-        e = tuple(2 * q if tiling.tiled(l) else q for l, q in enumerate(p))
-        out.append((e, p))
+        for t in itertools.product(*tiles):
+            out.append((tuple(q * x for q, x in zip(p, t, strict=True)), p))
     return out
 
 
-def lifted_families(sched: Any) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """The distinct (order, slacks) of the integer program's optima at the sample points
-    where no scanning order is causal."""
+Lifted = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def lifted_families(sched: Any) -> list[Lifted]:
+    """The distinct (order, slacks, cases with points) of the integer program's optima at the
+    sample points where no scanning order is causal."""
     pts = sample_points(sched.pra, sched.tiling)
     cols = np.array([[*e, *p] for e, p in pts], dtype=np.int64).T
     n = sched.pra.n
     covered = np.zeros(len(pts), bool)
     for c in sched.pool:
         covered |= np.broadcast_to(c.feasible(list(cols[:n]), list(cols[n:])), covered.shape)
-    found: dict[tuple[tuple[int, ...], tuple[int, ...]], None] = {}
+    found: dict[Lifted, None] = {}
     for q in np.flatnonzero(~covered):
         e, p = pts[q]
         t = tuple(-(-x // y) for x, y in zip(e, p, strict=True))
-        sol = solve([d for d in sched.deps if bool(d.nonempty(e, p))], sched.pi, p, t)
-        if sol is None:
-            continue
-        got = lift(sol.lambda_J, p, sol.order, sched.pi)
+        active = tuple(i for i, d in enumerate(sched.deps) if bool(d.nonempty(e, p)))
+        sol = solve([sched.deps[i] for i in active], sched.pi, p, t)
+        got = None if sol is None else lift(sol.lambda_J, p, sol.order, sched.pi)
         if got is not None:
-            found[got] = None
+            found[(*got, active)] = None
     return list(found)
 
 
@@ -274,12 +281,12 @@ def skewed(sched: Any) -> Skewed:
     """The skewed families of the phase of ``sched`` (automatic orders only), found once."""
     mins = schedule_mins(sched.pra)
     ranges = StatementRanges(sched.pra, sched.timing, mins)
-    fams = []
-    for order, skew in lifted_families(sched):
-        fam = skew_family(sched, order, skew, mins, ranges)
+    fams: dict[tuple[sympy.Expr, ...], SkewSchedule] = {}
+    for order, skew, active in lifted_families(sched):
+        fam = skew_family(sched, order, skew, mins, ranges, active)
         if fam is not None:
-            fams.append(fam)
-    return Skewed(fams, sched.pi)
+            fams.setdefault((*fam.lambda_J, *fam.lambda_K), fam)
+    return Skewed(list(fams.values()), sched.pi)
 
 
 def fill_skewed(sched: Any, values: Mapping[str, np.ndarray], out: np.ndarray, miss: np.ndarray
