@@ -178,3 +178,16 @@ def test_region_agrees_with_the_per_point_check() -> None:
             holds = all(c.lhs.subs(at) >= c.rhs for c in conds)
             assert holds == bool(f.feasible(e, p)), (f.label, p)
     assert any(isinstance(c, sympy.Rel) for f in s.skew.families for c in f.region(mins))
+
+
+def test_families_pickle_after_use() -> None:
+    """The sweep's formula cache pickles schedules; the families travel with them."""
+    import pickle
+
+    (s,) = kernel_schedules(registry.get("jacobi-1d"), (2, 2))
+    vals = {"TSTEPS": 3, "N": 4}
+    assert s.at(vals).method == "skew"
+    s.skew.fifo(0)  # compiled rules are dropped, rebuilt on use
+    back = pickle.loads(pickle.dumps(s))
+    assert len(back.skew.families) == len(s.skew.families)
+    assert back.at(vals) == s.at(vals)
