@@ -12,11 +12,13 @@ plus the crossing cases that mix a tile ahead along one dim with a tile behind a
 
 Which slacks: the integer program's optimum at a few sample tile sizes where no scanning
 order is causal, *lifted* (its order and slacks read back, kept when its signs are
-positive). Each family is then a :class:`~polyjoule.analysis.scan.ScanSchedule`: its lambdas
-and exact latency are formulas in the tile sizes, its causality per dependence case a
-formula checked for every point at once (a case whose slack is provably non-negative
-wherever it has points is dropped from the check: :meth:`SkewSchedule.region` lists the
-rest, the region where the family is causal).
+positive); ``lambda_K`` takes the bounds of the cases with points at that sample (one family
+per such set: a bound from a case without points, e.g. one tile along a dim, would only
+slow the family down). Each family is then a :class:`~polyjoule.analysis.scan.ScanSchedule`:
+its lambdas, exact latency and FIFO depths are formulas in the tile sizes, its causality per
+dependence case a formula evaluated for every point at once; :meth:`SkewSchedule.region`
+lists the conditions not provable for every tile size, the region where the family is
+causal.
 """
 
 from __future__ import annotations

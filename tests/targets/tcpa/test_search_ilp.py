@@ -41,7 +41,7 @@ def test_fifo_rules_of_an_integer_program_schedule_bound_the_simulated_use() -> 
     for shape in [(2, 2), (1, 2), (2, 4)]:
         for vals in ({"TSTEPS": t, "N": n} for t in (3, 4, 5) for n in (4, 6, 8)):
             try:
-                if kernel_schedules(k, shape)[0].at(vals).method != "ilp":
+                if kernel_schedules(k, shape)[0].at(vals).method == "scan":
                     continue
             except PolyjouleError:  # refused structurally: nothing to simulate
                 continue
@@ -72,7 +72,7 @@ def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:
     a = dataclasses.replace(a, rows=2, cols=2,
                             pe=dataclasses.replace(a.pe, fd_depth=1, fd_fifos=1))
     an = analyze(k, a)
-    assert an.schedules()[0].at(vals).method == "ilp"
+    assert an.schedules()[0].at(vals).method in {"skew", "ilp"}
     named = capacity_causes(an, vals, an.evaluate(vals)).masks
     b = evaluate(TcpaTarget(a), k, (2, 2), None, {p: np.asarray([v]) for p, v in vals.items()})
     refused = {c for c, m in b.causes.masks.items() if bool(m[0])}
