@@ -88,7 +88,7 @@ def test_jacobi_1d_small_tiles_has_a_schedule() -> None:
     values = {"TSTEPS": 3, "N": 4}
     (s,) = kernel_schedules(k, (2, 2))
     c = s.at(values)
-    assert c.method == "ilp"
+    assert c.method in {"skew", "ilp"}
     assert not any(bool(x.feasible([3, 4], c.p)) for x in s.candidates)
     _validate(k, (2, 2), values)
 

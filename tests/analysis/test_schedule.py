@@ -124,7 +124,7 @@ def test_pi_and_w_scale_the_schedule() -> None:
 
     values = {"N0": 5, "N1": 7}
     c = slow.at(values)
-    assert c.method == "ilp" and max(abs(x) for x in c.lambda_J) >= 3
+    assert c.method in {"skew", "ilp"} and max(abs(x) for x in c.lambda_J) >= 3
     sim = simulate(registry.get("gesummv"), (2, 2), values=values, pi=2, w=3)
     assert sim.ok, sim.violations
     assert sim.makespan == c.latency
@@ -192,7 +192,7 @@ def test_vectorised_latency_marks_infeasible_points() -> None:
             want = -1
         assert many[q] == want, vals
     assert (many == -1).any() and (many > 0).any()
-    assert methods == {"scan", "ilp"}  # small tiles need the integer program
+    assert "scan" in methods and len(methods) > 1  # small tiles: skewed orders or the program
 
 
 @pytest.mark.parametrize("name", ["gesummv", "trisolv", "covariance"])

@@ -10,8 +10,9 @@ def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> d
 
     Per phase: the scanning order chosen at this design point with its symbolic
     ``lambda_J``/``lambda_K`` (in tile sizes ``p``), their values here, the tile sizes and
-    counts, ``L_c`` and the exact latency formula of that order; a schedule the integer
-    program found at this point (``method: ilp``) shows its integers and its latency.
+    counts, ``L_c`` and the exact latency formula of that order (or skewed order,
+    ``method: skew``); a schedule the integer program found at this point (``method: ilp``)
+    shows its integers and its latency.
     """
     from polyjoule.analysis.schedule import kernel_schedules
 
@@ -21,8 +22,10 @@ def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> d
         vals = {p: values[p] for p in ph.pra.params}
         c = s.at(vals)
         total += c.latency
-        cand = next((x for x in s.candidates if x.order == c.order), None)
-        if c.method != "scan" or cand is None:  # found at this design point: no formula
+        pool = s.skew.families if c.method == "skew" else s.candidates
+        cand = next((x for x in pool if x.order == c.order
+                     and x.lambdas(c.p) == (c.lambda_J, c.lambda_K)), None)
+        if c.method == "ilp" or cand is None:  # found at this design point: no formula
             phases.append({"phase": ph.pra.name, **c.to_json(ph.pra.dim_names),
                            "lambda_J_symbolic": [str(x) for x in c.lambda_J],
                            "lambda_K_symbolic": [str(x) for x in c.lambda_K],

@@ -199,6 +199,17 @@ def scan_schedule(pra: PRA, tiling: Tiling, order: tuple[int, ...], pi: int, tim
                     f"{pra.name}: scanning order {'/'.join(pra.dims[l].name for l in order)} "
                     f"(innermost first) violates {d.statement}: lambda_J.d = "
                     f"{sympy.expand(slack + d.r)} < {d.r}")
+    lk = lambda_k(pra, tiling, lj, deps, mins)
+    cand = ScanSchedule(pra, tiling, order, tuple(lj), tuple(lk), tuple(deps), timing, sympy.Integer(0))
+    cand.latency_formula = latency_formula(cand, mins, ranges)
+    return cand
+
+
+def lambda_k(pra: PRA, tiling: Tiling, lj: Sequence[sympy.Expr], deps: Sequence[Dependence],
+             mins: dict[sympy.Symbol, int]) -> list[sympy.Expr]:
+    """The smallest ``lambda_K`` the crossing cases allow under ``lj`` (scanning orders and
+    :mod:`~polyjoule.analysis.skew`'s skewed families)."""
+    n = pra.n
     # lambda_K: single-dim crossings with d_k = +1 give lower bounds; others add a bound on
     # their last crossing dim when their d_k is non-negative (checked per point anyway).
     lower: list[list[sympy.Expr]] = [[sympy.Integer(0)] for _ in range(n)]
@@ -233,7 +244,4 @@ def scan_schedule(pra: PRA, tiling: Tiling, order: tuple[int, ...], pi: int, tim
         lower[l].append(extra)
         lk[l] = reduce(lower[l])
     lk = [x if tiling.tiled(l) else sympy.Integer(0) for l, x in enumerate(lk)]
-    cand = ScanSchedule(pra, tiling, order, tuple(lj), tuple(lk), tuple(deps), timing, sympy.Integer(0))
-    cand.latency_formula = latency_formula(cand, mins, ranges)
-    return cand
-
+    return lk

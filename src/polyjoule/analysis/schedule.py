@@ -23,6 +23,7 @@ from polyjoule.analysis.exact import narrow
 from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
 from polyjoule.analysis.latency_formula import StatementRanges
 from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
+from polyjoule.analysis.skew import Skewed, fill_skewed, skewed
 from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
@@ -48,7 +49,7 @@ class ConcreteSchedule:
     latency: int
     pi: int = 1
     offset: int = 0  # added to every start (negative coefficients start the earliest at 0)
-    method: str = "scan"  # "scan": a scanning order; "ilp": found by the integer program
+    method: str = "scan"  # "scan": a scanning order; "skew": a skewed one; "ilp": the program
 
     def to_json(self, dims: Sequence[str]) -> dict[str, Any]:
         return {"order": [dims[l] for l in self.order], "lambda_J": list(self.lambda_J),
@@ -92,6 +93,11 @@ class Schedule:
         from polyjoule.analysis.compiled import CompiledLatency, compile_latency
 
         return _WithIlp(self, compile_latency(self) if self.pool else CompiledLatency(self))
+
+    @cached_property
+    def skew(self) -> Skewed:
+        """Skewed scanning orders, for points no scanning order runs (automatic orders)."""
+        return skewed(self) if self.auto else Skewed([])
 
     @property
     def _shown(self) -> ScanSchedule:
@@ -164,6 +170,9 @@ class Schedule:
             for i, q in enumerate(qs):
                 code = np.where(bad & (first == q), i, code)
             return Verdict(code, reasons)
+        bad = bad & ~self.skew.feasible(extents, p)
+        if not bad.any():
+            return Verdict(code, ())
         cols = np.stack([np.broadcast_to(np.asarray(x, dtype=np.int64), shape)[bad]
                          for x in (*extents, *p)], axis=-1)
         rows, inverse = np.unique(cols, axis=0, return_inverse=True)
@@ -230,6 +239,11 @@ class Schedule:
         t = tuple(-(-e // p[l]) for l, e in enumerate(extents))
         feasible = [(c.latency_at(values, p), n) for n, c in enumerate(self.pool)
                     if bool(c.feasible(extents, p))]
+        skew = None if feasible else self.skew.at(values, extents, p)
+        if skew is not None:
+            lj, lk = skew[0].lambdas(p)
+            return ConcreteSchedule(skew[0].order, lj, lk, p, t, self.timing, skew[1], self.pi,
+                                    0, "skew")
         if not feasible:
             sol = self.ilp_at(values, p)
             assert isinstance(sol, ConcreteSchedule), "the verdict let this point through"
@@ -265,6 +279,7 @@ class Schedule:
         if legal is None:
             legal = phase_verdict(self.pra, self.tiling, arrays, self).ok
         miss = (np.asarray(out) < 0) & np.asarray(legal)
+        out, miss = fill_skewed(self, arrays, out, miss)
         if not miss.any():
             return out
         shape = np.broadcast_shapes(np.shape(out), miss.shape, *(a.shape for a in arrays.values()))

@@ -87,7 +87,7 @@ def test_pe_rules_at_integer_program_points_are_the_simulated_use() -> None:
             placed = place_kernel(k, m.axes)
             run = simulate(placed, m.array, m.tile, m.values, capacities=default_array()
                            .capacities("fp32"), enforce=False)
-            assert run.ok and run.phases[0].schedule.method == "ilp"
+            assert run.ok and run.phases[0].schedule.method in ("ilp", "skew")
             for depth, fifos, rd in _declared(run.usage, rng):
                 a = _array(m.array, depth, fifos, rd)
                 b = evaluate(TcpaTarget(a), k, m.array, None,
@@ -116,7 +116,7 @@ def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:
     vals = {"TSTEPS": 4, "N": 6}  # 2 values in flight in one FIFO, 7 FIFOs in one PE
     a = _array((2, 2), 1, 1, 16)
     an = analyze(k, a)
-    assert an.schedules()[0].at(vals).method == "ilp"
+    assert an.schedules()[0].at(vals).method in {"skew", "ilp"}
     named = capacity_causes(an, vals, an.evaluate(vals)).masks
     b = evaluate(TcpaTarget(a), k, (2, 2), None, {p: np.asarray([v]) for p, v in vals.items()})
     refused = {c for c, m in b.causes.masks.items() if bool(m[0])}

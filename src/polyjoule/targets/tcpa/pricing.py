@@ -225,6 +225,11 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
+    if order is None and sched.auto and miss.any():  # skewed orders, all points at once
+        found, sk = sched.skew.points(v, extents, p, miss)
+        lat, depth, count = (np.where(found, x, y) for x, y in zip(sk, (lat, depth, count),
+                                                                      strict=True))
+        ok, miss = ok | found, miss & ~found
     if order is None and sched.auto and miss.any():  # the integer program, as analyze
         found, ilp = _ilp_points(sched, v, extents, p, miss)
         lat, depth, count = (np.where(found, x, y) for x, y in zip(ilp, (lat, depth, count),
