@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,20 +15,8 @@ from polyjoule.analysis import simulator as sim
 from polyjoule.errors import SpecError
 from polyjoule.frontends.cnest import c_kernel
 
-SCALED = """
-void scaled(int N, double alpha, double A[N][N], double x[N], double y[N]) {
-  int i, j;
-  double k, s, t;
-  k = (1.0 - exp(-alpha)) / sqrtf(alpha);
-  s = t = k * pow(2.0, -alpha) + 3 / 2;
-  for (i = 0; i < N; i++) {
-    y[i] = 0.0;
-    for (j = 0; j < N; j++)
-      y[i] += k * A[i][j] * x[j];
-    y[i] = s * y[i];
-  }
-}
-"""
+#: shared with test_crun.py (line numbers matter: the messages name them)
+SCALED = (Path(__file__).parent / "c_fixtures" / "scaled.c").read_text()
 
 
 def scaled_c(tensors: Mapping[str, np.ndarray], env: Mapping[str, float]) -> dict:

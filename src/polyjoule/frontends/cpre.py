@@ -138,16 +138,33 @@ class CSource:
     live_out: frozenset[str] | None = None  # the arrays print_array dumps (None: no such)
 
 
+def _symbolic(text: str, filename: str, dirs: list[str],
+              defines: Sequence[str]) -> tuple[_Pre, list[str]]:
+    """The text preprocessed with every size ``X`` of a ``_PB_X`` macro defined as itself
+    (a size the user set stays set), and those sizes."""
+    first = _run(text, filename, dirs, defines)
+    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
+    sizes = [x for x in _sizes(first) if x not in given]
+    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
+        else first
+    return pre, sizes
+
+
+def scop_text(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
+              defines: Sequence[str] = ()) -> str:
+    """The scop function's text with every size macro ``_PB_X`` as the name ``X``: what
+    :func:`preprocess` gives, without the passes that read each dataset's sizes (the C
+    reference run, :mod:`.crun`, takes the sizes from the kernel)."""
+    pre, _ = _symbolic(text, filename, [str(d) for d in include_dirs], defines)
+    return scop_function(pre.output, filename)
+
+
 def preprocess(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
                defines: Sequence[str] = ()) -> CSource:
     """Preprocess C text; with a ``#pragma scop`` region, keep only its function and region."""
     dirs = [str(d) for d in include_dirs]
-    first = _run(text, filename, dirs, defines)
-    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
-    sizes = [x for x in _sizes(first) if x not in given]  # a size the user set stays set
+    pre, sizes = _symbolic(text, filename, dirs, defines)
     datasets = _datasets(text, filename, dirs, defines, sizes) if sizes else {}
-    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
-        else first
     dt = _macro_text(pre, "DATA_TYPE")
     return CSource(scop_function(pre.output, filename), datasets,
                    C_TYPES.get(dt) if dt else None, live_out(pre.output))

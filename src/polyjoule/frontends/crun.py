@@ -37,7 +37,7 @@ import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import CRunError
-from polyjoule.frontends.cpre import _run, _sizes, scop_function, strip_directives
+from polyjoule.frontends.cpre import scop_text, strip_directives
 from polyjoule.model.affine import Affine
 from polyjoule.model.pra import Kernel
 
@@ -443,24 +443,11 @@ def _parameters(fn: c_ast.FuncDef, tr: _Translator) -> dict[str, str]:
     return out
 
 
-def _preprocessed(text: str, filename: str, include_dirs: Sequence[str | Path],
-                  defines: Sequence[str]) -> str:
-    """The scop function's text with every size macro ``_PB_X`` as the name ``X`` (as
-    :func:`.cpre.preprocess` gives it, without its passes that read each dataset's sizes)."""
-    dirs = [str(d) for d in include_dirs]
-    first = _run(text, filename, dirs, list(defines))
-    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
-    sizes = [x for x in _sizes(first) if x not in given]
-    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
-        else first
-    return scop_function(pre.output, filename)
-
-
 def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
               defines: Sequence[str] = (), widen: bool = False) -> CProgram:
     """The C kernel of ``text`` (its ``#pragma scop`` region, as the front end reads it) as
     a program to run; see the module docstring. ``widen`` runs ``float`` as ``double``."""
-    fn = _function(strip_directives(_preprocessed(text, filename, include_dirs, defines)), filename)
+    fn = _function(strip_directives(scop_text(text, filename, include_dirs, defines)), filename)
     tr = _Translator(filename, widen)
     arguments = _parameters(fn, tr)
     tr.block(fn.body, 1)
