@@ -1,3 +1,4 @@
+
 void scaled(int N, double alpha, double A[N][N], double x[N], double y[N]) {
   int i, j;
   double k, s, t;
