@@ -146,15 +146,33 @@ def test_localised_counts_equal_the_builtin(name: str) -> None:
 
 
 def test_covariance_computes_the_reference() -> None:
-    """float_n is N at MINI, as the built-in takes it; the outputs equal the built-in's."""
+    """float_n is the size N (the harness sets it so, cpre.harness_sizes): a parameter in the
+    computations, equal to the built-in's immediate 32.0 at MINI; the outputs equal the
+    built-in's there."""
     from pra_brute import execute, random_inputs
 
     derived, hand = _load("covariance"), registry.get("covariance")
-    assert dict(derived.phases[2].scalars) == dict(hand.phases[2].scalars) == {"float_n": 32.0}
+    assert dict(hand.phases[2].scalars) == {"float_n": 32.0} and not derived.phases[2].scalars
+    assert [s.expr.text for s in derived.phases[2].statements if s.kind == "compute"][-1] \
+        == "cov_acc / (N - 1.0)"
     values = dict(hand.datasets["MINI"])
     inputs = random_inputs(hand, values, seed=5)
     got, want = execute(derived, values, inputs), execute(hand, values, inputs)
     np.testing.assert_allclose(got["cov"], want["cov"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["covariance"])
+def test_float_n_follows_the_size(name: str) -> None:
+    """At sizes other than MINI's, the simulated outputs equal the C program's (crun), which
+    sets float_n = N as PolyBench's init_array does."""
+    from polyjoule.analysis.simulator import simulate
+    from polyjoule.frontends.crun import with_c_reference
+
+    text = FILES[name].read_text()
+    k = with_c_reference(_load(name), text, str(FILES[name]), [UTIL])
+    for values in ({"N": 7, "M": 5}, {"N": 5, "M": 6}):
+        r = simulate(k, (2, 2), values=values)
+        assert r.ok and r.checks["outputs_match_reference"], (values, r.violations)
 
 
 def test_builtin_datasets_equal_the_headers() -> None:

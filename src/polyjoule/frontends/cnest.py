@@ -128,6 +128,7 @@ class _Ctx:
     int_args: set[str] = field(default_factory=set)  # int function arguments
     pointers: dict[str, tuple[str, str]] = field(default_factory=dict)  # -> (where, C type)
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
+    size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (cpre)
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -252,8 +253,10 @@ class _ExprConv:
             if node.name in self.ctx.params and node.name in self.ctx.int_args \
                     and node.name not in self.ctx.bound_names:
                 del self.ctx.params[node.name]  # an int argument used as a value (alpha)
-            if node.name in self.ctx.params:
-                raise SpecError(f"{w}: the parameter {node.name} is used as a value")
+            size = self.ctx.size_scalars.get(node.name, node.name)
+            if size in self.ctx.params or size != node.name:  # a size as a value: an immediate
+                self.ctx.params.setdefault(size, None)
+                return ast.Name(id=size, ctx=ast.Load())
             self.ctx.declared_scalars.add(node.name)
             return ast.Name(id=node.name, ctx=ast.Load())
         if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
@@ -506,6 +509,9 @@ def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
     used |= {n for s in stmts for a in (s.target, *s.reads) for x in a.index for n in x.names()}
     used |= {n for t in {a.tensor for s in stmts for a in (s.target, *s.reads)}
              for x in ctx.shapes.get(t, ()) for n in x.names()}
+    used |= {x.id for s in stmts if s.expr is not None for x in ast.walk(s.expr)
+             if isinstance(x, ast.Name)
+             and x.id in ctx.params}  # a size as a value (float_n)
     return used
 
 
@@ -529,7 +535,7 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     src = source or preprocess(text, filename, include_dirs, defines)
     fn, name = _function(_parse(strip_directives(src.text), filename), filename)
     body = list(fn.body.block_items or [])
-    ctx = _Ctx(filename)
+    ctx = _Ctx(filename, size_scalars=dict(src.size_scalars))
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
     known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
     body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
@@ -599,10 +605,6 @@ def _c_kernel(text: str, filename: str, dtype: str | None,
         if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:
             raise
         return stencil
-    mini = src.datasets.get("MINI", {})
-    for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
-        if "float_n" in n.scalars and "N" in mini:
-            n.scalars["float_n"] = float(mini["N"])
     used = {p for n in nests for p in n.params}
     found = {ds: {p: v for p, v in vals.items() if p in used}
              for ds, vals in src.datasets.items()}

@@ -29,7 +29,7 @@ import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import CRunError
-from polyjoule.frontends.cpre import scop_text, strip_directives
+from polyjoule.frontends.cpre import scop_text, size_scalars, strip_directives
 from polyjoule.model.affine import Affine
 from polyjoule.model.pra import Kernel
 
@@ -369,6 +369,7 @@ class CProgram:
     source: str  # the Python the body became (for reading, and in errors)
     widen: bool
     code: Any  # the compiled body: keyword arguments v_NAME
+    size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (the harness)
 
     def run(self, arrays: Mapping[str, np.ndarray], env: Mapping[str, float],
             shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
@@ -465,7 +466,8 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
                              "_min": _min, "_relu": _relu, **tr.consts}
     exec(compile(source, f"<C reference of {filename}>", "exec"), scope)  # noqa: S102
     name = re.sub(r"^kernel_", "", fn.decl.name)
-    return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"])
+    return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"],
+                    size_scalars(text, filename, include_dirs, defines))
 
 
 @functools.lru_cache(maxsize=16)
@@ -511,6 +513,8 @@ class CReference:
         shapes = {n: tuple(int(x.evaluate(sizes)) for x in shape) for n, shape in self.outputs}
         caller = {n: CALLER_SCALARS.get(n, 1.0) for n, t in prog.arguments.items()
                   if n not in env and prog.numeric(t)}  # folded into constants by the kernel
+        caller |= {n: float(env[size]) for n, size in prog.size_scalars.items()
+                   if n in prog.arguments and size in env}  # float_n: the size N, as C sets it
         got = prog.run(tensors, {**caller, **env}, shapes)
         return {n: got[n] for n in same}
 

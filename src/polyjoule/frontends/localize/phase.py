@@ -115,14 +115,15 @@ class Phase:
         words = {w for s in self.out if s.kind == "compute"
                  for w in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", s.text.split(" = ", 1)[1])}
         scalars = {k: float(v) for k, v in self.nest.scalars.items() if k in words}
-        statements = tuple(self._parsed(s, written, scalars) for s in self.out)
         params = tuple(self.nest.params)
+        immediates = [*scalars, *params]  # a parameter in a computation: N for float_n
+        statements = tuple(self._parsed(s, written, immediates) for s in self.out)
         return PRA(name, params, tuple((p, 1) for p in params), self._dims(),
                    tuple(self.tensors.values()), tuple(scalars.items()), statements,
                    self.nest.dtype)
 
     @staticmethod
-    def _parsed(s: Statement, written: set[str], scalars: dict[str, float]) -> Statement:
+    def _parsed(s: Statement, written: set[str], scalars: list[str]) -> Statement:
         if s.kind != "compute":
             return s
         text = s.text.split(" = ", 1)[1]
