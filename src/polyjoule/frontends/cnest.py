@@ -42,6 +42,7 @@ from polyjoule.frontends.cbounds import (
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch, id_names
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
+from polyjoule.frontends.cplace import join_after
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess, strip_directives
 from polyjoule.frontends.cprologue import fold_prologue
 from polyjoule.frontends.creorder import in_steps
@@ -486,12 +487,26 @@ def _top_nests(body: list[Any], ctx: _Ctx,
             raise SpecError(f"{_where(x, ctx.filename)}: while loops are not supported (only "
                             f"for loops with affine bounds)")
         if not isinstance(x, c_ast.For):
-            raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
-                            f"{_one_line(x)!r}")
-        found.extend([steps[k]] if k in steps else (_nest(y, ctx) for y in distribute(x)))
+            _zero_dim(x, body[k - 1] if k else None, ctx, found)
+            continue
+        if k in steps:
+            found.append(steps[k])
+            continue
+        found.extend(_nest(y, ctx) for y in distribute(x))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
     return fuse_inits(found)
+
+
+def _zero_dim(x: Any, prev: Any, ctx: _Ctx, found: list[tuple[list[Loop], list[Stmt]]]) -> None:
+    """A statement outside any loop joins a nest before it (cplace.py)."""
+    refused = SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
+                        f"{_one_line(x)!r}")
+    if not isinstance(x, c_ast.Assignment) or not isinstance(x.lvalue, c_ast.ArrayRef):
+        raise refused
+    s = _statement(x, ctx, [], 0, "post")
+    if not isinstance(prev, c_ast.For) or not join_after(s, found, list(ctx.params)):
+        raise refused
 
 
 def _temporaries(phases: list[Phase], ctx: _Ctx) -> frozenset[str]:
