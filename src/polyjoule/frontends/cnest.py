@@ -39,6 +39,7 @@ from polyjoule.frontends.cbounds import (
     check_int_constant,
     check_pointers,
 )
+from polyjoule.frontends.ccarry import carry_states
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch, id_names
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
@@ -53,7 +54,7 @@ from polyjoule.frontends.localize.closing import plan
 from polyjoule.frontends.localize.dataflow import only_false_conflicts
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
-from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
+from polyjoule.model.nest import Access, Carry, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
@@ -130,6 +131,7 @@ class _Ctx:
     pointers: dict[str, tuple[str, str]] = field(default_factory=dict)  # -> (where, C type)
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
     size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (cpre)
+    carried: dict[str, Carry] = field(default_factory=dict)  # ym1__prev -> ym1 (ccarry)
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -464,6 +466,10 @@ def _top_nests(body: list[Any], ctx: _Ctx,
         if isinstance(x, c_ast.For):
             reverse_downward(x)  # i-- loops on a mirrored index (creverse.py)
             expand_scalars(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes, ctx.temporaries)
+            for c in carry_states(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes,
+                                  ctx.temporaries):  # filter states (ccarry.py)
+                init = _ExprConv(ctx, [], _where(c.init, ctx.filename)).conv(c.init)
+                ctx.carried[c.prev] = Carry(c.state, c.dim, init)
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
             try:
@@ -576,11 +582,12 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     nests = []
     for k, (loops, stmts, zeros) in enumerate(phases):
         used = _used_names(loops, stmts, ctx)
+        read = {r.tensor for s in stmts for r in s.reads}
         nests.append(Nest(
             name if len(phases) == 1 else f"{name}.{k + 1}",
             tuple(p for p in ctx.params if p in used),
             tuple(loops), tuple(stmts), dict(ctx.shapes), scalars, frozenset(zeros),
-            temporaries, dtype,
+            temporaries, dtype, {p: c for p, c in ctx.carried.items() if p in read},
         ))
     return name, nests
 
