@@ -24,6 +24,7 @@ PRA's dtype (``fp64``) unless one is asked for. Errors name the file, line and c
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
 from polyjoule.frontends.cplace import join_after
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess, strip_directives
-from polyjoule.frontends.cprologue import fold_prologue
+from polyjoule.frontends.cprologue import Sized, fold_prologue
 from polyjoule.frontends.creorder import in_steps
 from polyjoule.frontends.creverse import reverse_downward
 from polyjoule.frontends.cscalars import expand_scalars
@@ -132,6 +133,7 @@ class _Ctx:
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
     size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (cpre)
     carried: dict[str, Carry] = field(default_factory=dict)  # ym1__prev -> ym1 (ccarry)
+    sized: dict[str, Any] = field(default_factory=dict)  # DX -> 1.0 / N (cprologue.Sized)
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -239,6 +241,27 @@ class _ExprConv:
         idx = tuple(_affine(s, self.ctx, self.loops, f"subscript of {name}", w) for s in subs)
         return Access(name, idx, w)
 
+    def name(self, node: c_ast.ID, w: str) -> Any:
+        """A scalar, a size (an immediate of the run), or a prologue value of the sizes."""
+        if node.name in self.loops:
+            raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
+                            f"elements, numbers and scalars can be operands")
+        if node.name in self.ctx.params and node.name in self.ctx.int_args \
+                and node.name not in self.ctx.bound_names:
+            del self.ctx.params[node.name]  # an int argument used as a value (alpha)
+        if node.name in self.ctx.sized:  # a value of the sizes (prologue): its expression
+            tree = copy.deepcopy(self.ctx.sized[node.name])
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Name) and n.id not in _CALLS.values():
+                    self.ctx.params.setdefault(n.id, None)
+            return tree
+        size = self.ctx.size_scalars.get(node.name, node.name)
+        if size in self.ctx.params or size != node.name:  # a size as a value: an immediate
+            self.ctx.params.setdefault(size, None)
+            return ast.Name(id=size, ctx=ast.Load())
+        self.ctx.declared_scalars.add(node.name)
+        return ast.Name(id=node.name, ctx=ast.Load())
+
     def conv(self, node: Any) -> Any:
         w = _where(node, self.ctx.filename)
         if isinstance(node, c_ast.ArrayRef):
@@ -250,18 +273,7 @@ class _ExprConv:
             return ast.Constant(float(node.value.rstrip("fFlLuU")) if node.type != "int"
                                 else check_int_constant(int(node.value.rstrip("lLuU"), 0), w))
         if isinstance(node, c_ast.ID):
-            if node.name in self.loops:
-                raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
-                                f"elements, numbers and scalars can be operands")
-            if node.name in self.ctx.params and node.name in self.ctx.int_args \
-                    and node.name not in self.ctx.bound_names:
-                del self.ctx.params[node.name]  # an int argument used as a value (alpha)
-            size = self.ctx.size_scalars.get(node.name, node.name)
-            if size in self.ctx.params or size != node.name:  # a size as a value: an immediate
-                self.ctx.params.setdefault(size, None)
-                return ast.Name(id=size, ctx=ast.Load())
-            self.ctx.declared_scalars.add(node.name)
-            return ast.Name(id=node.name, ctx=ast.Load())
+            return self.name(node, w)
         if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
             op = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult(), "/": ast.Div()}[node.op]
             return ast.BinOp(self.conv(node.left), op, self.conv(node.right))
@@ -560,8 +572,9 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
     known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
     body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
-    ctx.scalars.update(folded)  # deriche's coefficients: constants (cprologue.py)
-    ctx.declared_scalars |= set(folded)
+    ctx.sized = {k: v.tree for k, v in folded.items() if isinstance(v, Sized)}  # adi's DX
+    ctx.scalars.update({k: v for k, v in folded.items() if not isinstance(v, Sized)})
+    ctx.declared_scalars |= set(folded) - set(ctx.sized)  # deriche's coefficients: constants
     scratch = set(ctx.temporaries)
     if src.live_out is not None:
         scratch |= set(ctx.shapes) - src.live_out
