@@ -308,9 +308,9 @@ def files_table() -> str:
             continue
         same = " (= built-in counts)" if name in registry.names() else ""
         same = " (= built-in counts, 1 mul more per point)" if name == "syr2k" else same
-        same = (" (= built-in operations and DRAM accesses, see correlation below)"
+        same = (" (= built-in operations and DRAM accesses, see correlation in its formulation)"
                 if name == "correlation" else same)
-        same = (" (= built-in DRAM accesses; C's products with zero states, see deriche below)"
+        same = (" (= built-in DRAM accesses; C's products with zero states, see deriche in its formulation)"
                 if name == "deriche" else same)
         rows.append(f"| `{rel}` | localised{same} | {len(k.phases)} phase"
                     f"{'s' if len(k.phases) > 1 else ''}: "
