@@ -224,6 +224,21 @@ def test_float_n_follows_the_size(name: str) -> None:
         assert r.ok and r.checks["outputs_match_reference"], (values, r.violations)
 
 
+@pytest.mark.parametrize("name", ["correlation", "covariance", "deriche"])
+def test_localised_pra_reads_back_from_its_yaml(name: str) -> None:
+    """``polyjoule localize -o`` output loads back: a parameter in a computation parses, and
+    a nest empty below a size (correlation's ``i <= M - 2``) raises that size's minimum."""
+    from polyjoule.frontends.pra_dump import kernel_data
+    from polyjoule.frontends.pra_yaml import load_kernel_data
+
+    k = _load(name)
+    back = load_kernel_data(kernel_data(k), f"{name}.yaml")
+    values = dict(k.datasets["MINI"])
+    assert kernel_counts(back, values, (4, 4)) == kernel_counts(k, values, (4, 4))
+    if name == "correlation":
+        assert dict(back.phases[-1].param_min) == {"N": 1, "M": 2}
+
+
 def test_builtin_datasets_equal_the_headers() -> None:
     for name in sorted(LOCALISED & set(registry.names()) - {"gesummv"}):
         assert _load(name).datasets == registry.get(name).datasets, name
