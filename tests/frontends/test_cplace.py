@@ -64,3 +64,9 @@ def test_a_zero_dim_statement_the_nest_reads_is_not_a_store() -> None:
     text = SCALE.replace("u[1] = 3.0;", "B[0][0] = 3.0;")
     with pytest.raises(SpecError, match=r"scale.c:\d+:\d+: "):
         c_kernel(text, "scale.c")
+
+
+def test_a_nest_empty_below_a_size_raises_its_minimum() -> None:
+    """``i < N - 1`` has no point at ``N == 1``: the PRA's minimum of N is 2."""
+    k = c_kernel(SCALE.replace("i < N;", "i < N - 1;").replace("u[1] = 3.0;\n", ""), "s.c")
+    assert dict(k.phases[0].param_min) == {"N": 2, "M": 1}
