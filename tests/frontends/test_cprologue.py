@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,20 +15,8 @@ from polyjoule.analysis import simulator as sim
 from polyjoule.errors import SpecError
 from polyjoule.frontends.cnest import c_kernel
 
-SCALED = """
-void scaled(int N, double alpha, double A[N][N], double x[N], double y[N]) {
-  int i, j;
-  double k, s, t;
-  k = (1.0 - exp(-alpha)) / sqrtf(alpha);
-  s = t = k * pow(2.0, -alpha) + 3 / 2;
-  for (i = 0; i < N; i++) {
-    y[i] = 0.0;
-    for (j = 0; j < N; j++)
-      y[i] += k * A[i][j] * x[j];
-    y[i] = s * y[i];
-  }
-}
-"""
+#: shared with test_crun.py (line numbers matter: the messages name them)
+SCALED = (Path(__file__).parent / "c_fixtures" / "scaled.c").read_text()
 
 
 def scaled_c(tensors: Mapping[str, np.ndarray], env: Mapping[str, float]) -> dict:
@@ -57,9 +46,29 @@ def test_prologue_kernel_simulates_to_the_c_loops(array: tuple[int, int]) -> Non
     assert s.checks["outputs_match_reference"] and s.ok, (s.checks, s.violations)
 
 
-def test_a_value_of_a_size_is_no_constant() -> None:
-    with pytest.raises(SpecError, match=r"bad.c:5:\d+: k = .* depends on the size N: a PRA scalar"):
-        c_kernel(SCALED.replace("sqrtf(alpha)", "sqrt(N)"), "bad.c")
+def sized_c(tensors: Mapping[str, np.ndarray], env: Mapping[str, float]) -> dict:
+    """The C loops with ``k = (1 - exp(-alpha)) / sqrt((double) N)``: a value of the size."""
+    n = int(env["N"])
+    k = (1.0 - math.exp(-1.5)) / math.sqrt(n)
+    s = k * math.pow(2.0, -1.5) + 1
+    return {"y": s * (tensors["A"] * k) @ tensors["x"]}
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_a_value_of_a_size_is_an_expression_of_the_parameter(n: int) -> None:
+    """ADI's ``DX = 1.0 / (DATA_TYPE) N``: the value follows the size of the run."""
+    k = c_kernel(SCALED.replace("sqrtf(alpha)", "sqrt((double) N)"), "sized.c")
+    assert "k" not in dict(k.phases[0].scalars)
+    assert any("/ sqrt(N)" in s.expr.text for s in k.phases[0].statements if s.expr)
+    s = sim.simulate(replace(k, reference=sized_c), (2, 2), values={"N": n})
+    assert s.checks["outputs_match_reference"] and s.ok, (s.checks, s.violations)
+
+
+@pytest.mark.parametrize("value, why", [("exp(-N)", r"only sqrt and fabs of a size"),
+                                        ("1.0 * (N / 2)", r"an integer division")])
+def test_a_size_a_computation_cannot_take_is_refused(value: str, why: str) -> None:
+    with pytest.raises(SpecError, match=rf"bad.c:5:\d+: k = .*{why}.*: a size reaches"):
+        c_kernel(SCALED.replace("(1.0 - exp(-alpha)) / sqrtf(alpha)", value), "bad.c")
 
 
 def test_a_prologue_reading_an_array_is_still_refused() -> None:

@@ -146,5 +146,5 @@ NOT_BUILT = {
            "then a backward one over the same index; in one nest no lexicographic order "
            "respects both (the backward sweep needs the forward one finished), and as phases "
            "they would repeat TSTEPS times (a kernel's phase list is fixed); its coefficients "
-           "also depend on N and TSTEPS (PRA scalars are constants)",
+           "depend on N and TSTEPS (expressions of the parameters in a PRA computation)",
 }

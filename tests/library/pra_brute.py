@@ -59,10 +59,12 @@ def _cond(s: Statement) -> str:
 
 
 class _Expr(ast.NodeTransformer):
-    def __init__(self, variables: set[str]):
-        self.variables = variables
+    def __init__(self, variables: set[str], params: tuple[str, ...] = ()):
+        self.variables, self.params = variables, params
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.params:  # a parameter in a computation: the run's local value
+            return node
         if node.id in self.variables:
             return ast.parse(f"V_{node.id}[pt]", mode="eval").body
         if node.id in ("relu", "max", "min", "sqrt", "abs"):
@@ -105,7 +107,7 @@ def _source(pra: PRA, count: bool) -> str:
             lines.append(f"{body}assert pt not in V_{s.var}, ({s.id!r}, pt)")
             lines.append(f"{body}V_{s.var}[pt] = V_{s.source}[({src},)]")
         elif s.kind == "compute":
-            tree = _Expr(variables).visit(ast.parse(s.expr.text, mode="eval").body)
+            tree = _Expr(variables, pra.params).visit(ast.parse(s.expr.text, mode="eval").body)
             lines.append(f"{body}assert pt not in V_{s.var}, ({s.id!r}, pt)")
             lines.append(f"{body}V_{s.var}[pt] = {ast.unparse(tree)}")
         else:

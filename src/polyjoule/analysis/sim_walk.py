@@ -168,6 +168,6 @@ def _phase_state(pra: PRA, cs: ConcreteSchedule, vals: Mapping[str, int], ext: l
         counts=dict.fromkeys(CLASSES, 0),
         by_statement={s.id: {} for s in pra.statements},
         ops={op: 0 for s in pra.statements if s.expr is not None for op, _ in s.expr.ops},
-        scalars=dict(pra.scalars),
+        scalars={**{q: vals[q] for q in pra.params}, **dict(pra.scalars)},  # N: an immediate
         subs={s.id: [lin(a, dims, vals) for a in s.index] for s in pra.statements if s.index},
         fifo_id={s.id: q for q, s in enumerate(pra.statements)})

@@ -24,6 +24,7 @@ PRA's dtype (``fp64``) unless one is asked for. Errors name the file, line and c
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,11 +40,13 @@ from polyjoule.frontends.cbounds import (
     check_int_constant,
     check_pointers,
 )
+from polyjoule.frontends.ccarry import carry_states
 from polyjoule.frontends.cexpand import arrays_in, expand_scratch, id_names
 from polyjoule.frontends.cloops import distribute, fuse_inits
 from polyjoule.frontends.cphases import Phase, phases_of
+from polyjoule.frontends.cplace import join_after
 from polyjoule.frontends.cpre import C_TYPES, CSource, preprocess, strip_directives
-from polyjoule.frontends.cprologue import fold_prologue
+from polyjoule.frontends.cprologue import Sized, fold_prologue
 from polyjoule.frontends.creorder import in_steps
 from polyjoule.frontends.creverse import reverse_downward
 from polyjoule.frontends.cscalars import expand_scalars
@@ -52,7 +55,7 @@ from polyjoule.frontends.localize.closing import plan
 from polyjoule.frontends.localize.dataflow import only_false_conflicts
 from polyjoule.frontends.specfile import check_expression
 from polyjoule.model.affine import Affine, parse_affine
-from polyjoule.model.nest import Access, Loop, Nest, Stmt, read_name
+from polyjoule.model.nest import Access, Carry, Loop, Nest, Stmt, read_name
 from polyjoule.model.pra import Kernel
 
 _GEN = c_generator.CGenerator()
@@ -128,6 +131,9 @@ class _Ctx:
     int_args: set[str] = field(default_factory=set)  # int function arguments
     pointers: dict[str, tuple[str, str]] = field(default_factory=dict)  # -> (where, C type)
     bound_names: set[str] = field(default_factory=set)  # names bounds and subscripts use
+    size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (cpre)
+    carried: dict[str, Carry] = field(default_factory=dict)  # ym1__prev -> ym1 (ccarry)
+    sized: dict[str, Any] = field(default_factory=dict)  # DX -> 1.0 / N (cprologue.Sized)
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -235,6 +241,27 @@ class _ExprConv:
         idx = tuple(_affine(s, self.ctx, self.loops, f"subscript of {name}", w) for s in subs)
         return Access(name, idx, w)
 
+    def name(self, node: c_ast.ID, w: str) -> Any:
+        """A scalar, a size (an immediate of the run), or a prologue value of the sizes."""
+        if node.name in self.loops:
+            raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
+                            f"elements, numbers and scalars can be operands")
+        if node.name in self.ctx.params and node.name in self.ctx.int_args \
+                and node.name not in self.ctx.bound_names:
+            del self.ctx.params[node.name]  # an int argument used as a value (alpha)
+        if node.name in self.ctx.sized:  # a value of the sizes (prologue): its expression
+            tree = copy.deepcopy(self.ctx.sized[node.name])
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Name) and n.id not in _CALLS.values():
+                    self.ctx.params.setdefault(n.id, None)
+            return tree
+        size = self.ctx.size_scalars.get(node.name, node.name)
+        if size in self.ctx.params or size != node.name:  # a size as a value: an immediate
+            self.ctx.params.setdefault(size, None)
+            return ast.Name(id=size, ctx=ast.Load())
+        self.ctx.declared_scalars.add(node.name)
+        return ast.Name(id=node.name, ctx=ast.Load())
+
     def conv(self, node: Any) -> Any:
         w = _where(node, self.ctx.filename)
         if isinstance(node, c_ast.ArrayRef):
@@ -246,16 +273,7 @@ class _ExprConv:
             return ast.Constant(float(node.value.rstrip("fFlLuU")) if node.type != "int"
                                 else check_int_constant(int(node.value.rstrip("lLuU"), 0), w))
         if isinstance(node, c_ast.ID):
-            if node.name in self.loops:
-                raise SpecError(f"{w}: the loop index {node.name} is used as a value; only array "
-                                f"elements, numbers and scalars can be operands")
-            if node.name in self.ctx.params and node.name in self.ctx.int_args \
-                    and node.name not in self.ctx.bound_names:
-                del self.ctx.params[node.name]  # an int argument used as a value (alpha)
-            if node.name in self.ctx.params:
-                raise SpecError(f"{w}: the parameter {node.name} is used as a value")
-            self.ctx.declared_scalars.add(node.name)
-            return ast.Name(id=node.name, ctx=ast.Load())
+            return self.name(node, w)
         if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
             op = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult(), "/": ast.Div()}[node.op]
             return ast.BinOp(self.conv(node.left), op, self.conv(node.right))
@@ -460,6 +478,10 @@ def _top_nests(body: list[Any], ctx: _Ctx,
         if isinstance(x, c_ast.For):
             reverse_downward(x)  # i-- loops on a mirrored index (creverse.py)
             expand_scalars(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes, ctx.temporaries)
+            for c in carry_states(x, lambda lp, o: _loop(lp, ctx, o), ctx.shapes,
+                                  ctx.temporaries):  # filter states (ccarry.py)
+                init = _ExprConv(ctx, [], _where(c.init, ctx.filename)).conv(c.init)
+                ctx.carried[c.prev] = Carry(c.state, c.dim, init)
             elsewhere = {a for j, arrs in enumerate(touched) if j != k for a in arrs}
             expand_scratch(x, scratch, elsewhere, lambda lp, o: _loop(lp, ctx, o), ctx.shapes)
             try:
@@ -483,12 +505,26 @@ def _top_nests(body: list[Any], ctx: _Ctx,
             raise SpecError(f"{_where(x, ctx.filename)}: while loops are not supported (only "
                             f"for loops with affine bounds)")
         if not isinstance(x, c_ast.For):
-            raise SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
-                            f"{_one_line(x)!r}")
-        found.extend([steps[k]] if k in steps else (_nest(y, ctx) for y in distribute(x)))
+            _zero_dim(x, body[k - 1] if k else None, ctx, found)
+            continue
+        if k in steps:
+            found.append(steps[k])
+            continue
+        found.extend(_nest(y, ctx) for y in distribute(x))
     if not found:
         raise SpecError(f"{ctx.filename}: no for loop found")
     return fuse_inits(found)
+
+
+def _zero_dim(x: Any, prev: Any, ctx: _Ctx, found: list[tuple[list[Loop], list[Stmt]]]) -> None:
+    """A statement outside any loop joins a nest before it (cplace.py)."""
+    refused = SpecError(f"{_where(x, ctx.filename)}: statement outside any loop: "
+                        f"{_one_line(x)!r}")
+    if not isinstance(x, c_ast.Assignment) or not isinstance(x.lvalue, c_ast.ArrayRef):
+        raise refused
+    s = _statement(x, ctx, [], 0, "post")
+    if not isinstance(prev, c_ast.For) or not join_after(s, found, list(ctx.params)):
+        raise refused
 
 
 def _temporaries(phases: list[Phase], ctx: _Ctx) -> frozenset[str]:
@@ -506,6 +542,9 @@ def _used_names(loops: list[Loop], stmts: list[Stmt], ctx: _Ctx) -> set[str]:
     used |= {n for s in stmts for a in (s.target, *s.reads) for x in a.index for n in x.names()}
     used |= {n for t in {a.tensor for s in stmts for a in (s.target, *s.reads)}
              for x in ctx.shapes.get(t, ()) for n in x.names()}
+    used |= {x.id for s in stmts if s.expr is not None for x in ast.walk(s.expr)
+             if isinstance(x, ast.Name)
+             and x.id in ctx.params}  # a size as a value (float_n)
     return used
 
 
@@ -529,12 +568,13 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     src = source or preprocess(text, filename, include_dirs, defines)
     fn, name = _function(_parse(strip_directives(src.text), filename), filename)
     body = list(fn.body.block_items or [])
-    ctx = _Ctx(filename)
+    ctx = _Ctx(filename, size_scalars=dict(src.size_scalars))
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
     known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
     body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
-    ctx.scalars.update(folded)  # deriche's coefficients: constants (cprologue.py)
-    ctx.declared_scalars |= set(folded)
+    ctx.sized = {k: v.tree for k, v in folded.items() if isinstance(v, Sized)}  # adi's DX
+    ctx.scalars.update({k: v for k, v in folded.items() if not isinstance(v, Sized)})
+    ctx.declared_scalars |= set(folded) - set(ctx.sized)  # deriche's coefficients: constants
     scratch = set(ctx.temporaries)
     if src.live_out is not None:
         scratch |= set(ctx.shapes) - src.live_out
@@ -555,11 +595,12 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     nests = []
     for k, (loops, stmts, zeros) in enumerate(phases):
         used = _used_names(loops, stmts, ctx)
+        read = {r.tensor for s in stmts for r in s.reads}
         nests.append(Nest(
             name if len(phases) == 1 else f"{name}.{k + 1}",
             tuple(p for p in ctx.params if p in used),
             tuple(loops), tuple(stmts), dict(ctx.shapes), scalars, frozenset(zeros),
-            temporaries, dtype,
+            temporaries, dtype, {p: c for p, c in ctx.carried.items() if p in read},
         ))
     return name, nests
 
@@ -599,10 +640,6 @@ def _c_kernel(text: str, filename: str, dtype: str | None,
         if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:
             raise
         return stencil
-    mini = src.datasets.get("MINI", {})
-    for n in nests:  # PolyBench's init_array sets float_n = n; an immediate at MINI's N
-        if "float_n" in n.scalars and "N" in mini:
-            n.scalars["float_n"] = float(mini["N"])
     used = {p for n in nests for p in n.params}
     found = {ds: {p: v for p, v in vals.items() if p in used}
              for ds, vals in src.datasets.items()}

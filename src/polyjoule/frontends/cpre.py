@@ -136,21 +136,65 @@ class CSource:
     datasets: dict[str, dict[str, int]] = field(default_factory=dict)
     data_type: str | None = None
     live_out: frozenset[str] | None = None  # the arrays print_array dumps (None: no such)
+    size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (harness_sizes)
+
+
+def _symbolic(text: str, filename: str, dirs: list[str],
+              defines: Sequence[str]) -> tuple[_Pre, list[str]]:
+    """The text preprocessed with every size ``X`` of a ``_PB_X`` macro defined as itself
+    (a size the user set stays set), and those sizes."""
+    first = _run(text, filename, dirs, defines)
+    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
+    sizes = [x for x in _sizes(first) if x not in given]
+    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
+        else first
+    return pre, sizes
+
+
+def scop_text(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
+              defines: Sequence[str] = ()) -> str:
+    """The scop function's text with every size macro ``_PB_X`` as the name ``X``: what
+    :func:`preprocess` gives, without the passes that read each dataset's sizes (the C
+    reference run, :mod:`.crun`, takes the sizes from the kernel)."""
+    pre, _ = _symbolic(text, filename, [str(d) for d in include_dirs], defines)
+    return scop_function(pre.output, filename)
 
 
 def preprocess(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
                defines: Sequence[str] = ()) -> CSource:
     """Preprocess C text; with a ``#pragma scop`` region, keep only its function and region."""
     dirs = [str(d) for d in include_dirs]
-    first = _run(text, filename, dirs, defines)
-    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
-    sizes = [x for x in _sizes(first) if x not in given]  # a size the user set stays set
+    pre, sizes = _symbolic(text, filename, dirs, defines)
     datasets = _datasets(text, filename, dirs, defines, sizes) if sizes else {}
-    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
-        else first
     dt = _macro_text(pre, "DATA_TYPE")
     return CSource(scop_function(pre.output, filename), datasets,
-                   C_TYPES.get(dt) if dt else None, live_out(pre.output))
+                   C_TYPES.get(dt) if dt else None, live_out(pre.output),
+                   harness_sizes(pre.output, sizes))
+
+
+def size_scalars(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
+                 defines: Sequence[str] = ()) -> dict[str, str]:
+    """:func:`harness_sizes` of a C file (what :func:`preprocess` records)."""
+    pre, sizes = _symbolic(text, filename, [str(d) for d in include_dirs], defines)
+    return harness_sizes(pre.output, sizes)
+
+
+def harness_sizes(text: str, sizes: Sequence[str]) -> dict[str, str]:
+    """The scalars PolyBench's harness sets to a size: ``main`` declares ``int n = N;`` and
+    passes ``n`` and ``&float_n`` to ``init_array``, which sets ``*float_n = (DATA_TYPE)n;`` (or ``= (DATA_TYPE)N``);
+    ``main`` then passes ``float_n`` to the kernel, whose ``float_n`` is the size ``N`` in
+    every dataset. Arguments pass by name, as in every PolyBench file; ``text`` is the whole
+    preprocessed file with the sizes symbolic."""
+    if not sizes:
+        return {}
+    alt = "|".join(re.escape(s) for s in sizes)
+    local = dict(re.findall(rf"\bint\s+(\w+)\s*=\s*({alt})\s*;", text))
+    local |= {s: s for s in sizes}  # or the size itself (correlation: (DATA_TYPE)N)
+    out = {}
+    for name, value in re.findall(r"\*\s*(\w+)\s*=\s*(?:\(\s*[\w\s]+\)\s*)?(\w+)\s*;", text):
+        if value in local:
+            out[name] = local[value]
+    return out
 
 
 def live_out(text: str) -> frozenset[str] | None:

@@ -7,15 +7,24 @@ array but a constant: each top-level assignment to a scalar before the first loo
 right-hand side uses numbers, scalars of known value (the function's scalar arguments at
 their defaults, or scalars the prologue set) and ``exp``/``sqrt``/``pow``/``log``/``fabs``,
 is evaluated in order, as C would, and becomes a scalar (an immediate) of the PRA; so is the
-initialiser of a local floating-point scalar (``double k = exp(-alpha);``). A value
-that depends on a size parameter (``sqrt(N)``) is no constant: it is refused, naming the
-parameter. Values are computed in double precision (C's ``expf`` would round to float).
+initialiser of a local floating-point scalar (``double k = exp(-alpha);``). Values are
+computed in double precision (C's ``expf`` would round to float).
+
+A value that depends on a size parameter (ADI's ``DX = 1.0 / (DATA_TYPE) N``) is the same at
+every point of a run but not of every run: it becomes an expression of the parameters
+(:class:`Sized`), which the C front end writes into the computations that read it, so the
+PRA computes it exactly at every size (its operations are counted where it is used, as
+PolyBench's ``sqrt(float_n)`` in correlation). Only ``+ - * /``, ``sqrt`` and ``fabs`` reach
+a size (the operations a PRA computation has); a size divided as an integer (C truncates) or
+passed to ``exp``/``pow``/``log`` is refused, naming the parameter.
 """
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pycparser import c_ast, c_generator
@@ -32,14 +41,42 @@ class _NotConstant(Exception):
 
 
 class _UsesSize(Exception):
-    """The expression depends on a size parameter."""
+    """The expression uses a size parameter in a way a PRA computation cannot."""
 
 
-def _call(node: c_ast.FuncCall, args: list[float], where: str) -> float:
+@dataclass(frozen=True)
+class Sized:
+    """A value of the size parameters: a Python ``ast`` expression over their names and
+    numbers; ``integer`` while it is C ``int`` (a size not cast to a floating type)."""
+
+    tree: Any
+    integer: bool = False
+
+
+def _tree(v: Any) -> Any:
+    return v.tree if isinstance(v, Sized) else ast.Constant(v)
+
+
+_OPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div}
+
+
+def _sized_binop(op: str, a: Any, b: Any, node: Any) -> Sized:
+    ints = [x.integer if isinstance(x, Sized) else isinstance(x, int) for x in (a, b)]
+    if op == "/" and all(ints):
+        raise _UsesSize(f"{_GEN.visit(node)} (an integer division, C truncates)")
+    return Sized(ast.BinOp(_tree(a), _OPS[op](), _tree(b)), all(ints))
+
+
+def _call(node: c_ast.FuncCall, args: list[Any], where: str) -> Any:
     name = node.name.name if isinstance(node.name, c_ast.ID) else ""
     fn = _FUNCS.get(name) or _FUNCS.get(name[:-1] if name.endswith("f") else "")  # expf
     if fn is None:
         raise _NotConstant
+    if any(isinstance(a, Sized) for a in args):
+        if fn not in (math.sqrt, math.fabs) or len(args) != 1:
+            raise _UsesSize(f"{_GEN.visit(node)} (only sqrt and fabs of a size)")
+        call = "sqrt" if fn is math.sqrt else "abs"
+        return Sized(ast.Call(ast.Name(call, ast.Load()), [_tree(args[0])], []))
     try:
         return float(fn(*args))
     except (ValueError, TypeError, OverflowError) as e:
@@ -53,24 +90,32 @@ def _value(node: Any, known: Mapping[str, float | int], sizes: set[str], where: 
         return int(text, 0) if node.type == "int" else float(text)
     if isinstance(node, c_ast.ID):
         if node.name in sizes:
-            raise _UsesSize(node.name)
+            return Sized(ast.Name(node.name, ast.Load()), integer=True)
         if node.name not in known:
             raise _NotConstant
         return known[node.name]
     if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
         v = _value(node.expr, known, sizes, where)
+        if isinstance(v, Sized):
+            return Sized(ast.UnaryOp(ast.USub(), v.tree), v.integer) if node.op == "-" else v
         return -v if node.op == "-" else v
     if isinstance(node, c_ast.Cast):
-        return _value(node.expr, known, sizes, where)
+        v = _value(node.expr, known, sizes, where)
+        words = set(getattr(getattr(node.to_type.type, "type", None), "names", []) or [])
+        return Sized(v.tree, integer=not words & {"double", "float"}) \
+            if isinstance(v, Sized) else v
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
         a, b = (_value(x, known, sizes, where) for x in (node.left, node.right))
+        if isinstance(a, Sized) or isinstance(b, Sized):
+            return _sized_binop(node.op, a, b, node)
         if node.op != "/":
             return {"+": a + b, "-": a - b, "*": a * b}[node.op]
         if b == 0:
             raise SpecError(f"{where}: {_GEN.visit(node)!r} divides by zero")
         return int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b  # C: truncates
     if isinstance(node, c_ast.FuncCall) and node.args is not None:
-        return _call(node, [float(_value(x, known, sizes, where)) for x in node.args.exprs], where)
+        args = [_value(x, known, sizes, where) for x in node.args.exprs]
+        return _call(node, [a if isinstance(a, Sized) else float(a) for a in args], where)
     raise _NotConstant
 
 
@@ -85,7 +130,7 @@ def _targets(node: c_ast.Assignment) -> tuple[list[str], Any] | None:
     return names, node
 
 
-def _declared(node: c_ast.Decl, values: dict[str, float | int], folded: dict[str, float],
+def _declared(node: c_ast.Decl, values: dict[str, Any], folded: dict[str, Any],
               sizes: set[str], where: str) -> None:
     """``double k = exp(-alpha);``: the initialiser of a local scalar, folded the same way;
     one that is no constant is refused rather than read as a default."""
@@ -95,20 +140,23 @@ def _declared(node: c_ast.Decl, values: dict[str, float | int], folded: dict[str
         raise SpecError(f"{where}: {node.name}: initialiser {_GEN.visit(node.init)!r} is not "
                         f"a constant (numbers, scalars, exp, sqrt, pow, log, fabs)") from None
     except _UsesSize as e:
-        raise SpecError(f"{where}: {node.name} = {_GEN.visit(node.init)} depends on the size "
-                        f"{e}: a PRA scalar is a constant, the same for every size") from None
+        raise SpecError(f"{where}: {node.name} = {_GEN.visit(node.init)}: {e}: {_REACH}") from None
     values[node.name] = v
-    folded[node.name] = float(v)
+    folded[node.name] = v if isinstance(v, Sized) else float(v)
+
+
+_REACH = "a size reaches a PRA computation only through + - * /, sqrt and fabs"
 
 
 def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
-                  where: Callable[[Any], str]) -> tuple[list[Any], dict[str, float]]:
-    """The body without its scalar prologue, and the scalars the prologue sets.
+                  where: Callable[[Any], str]) -> tuple[list[Any], dict[str, float | Sized]]:
+    """The body without its scalar prologue, and the scalars the prologue sets (numbers,
+    or :class:`Sized` expressions of the sizes).
 
     ``known``: scalars of known value; ``sizes``: the size parameters; ``where(node)``
     names a node's file, line and column."""
-    values: dict[str, float | int] = dict(known)
-    folded: dict[str, float] = {}
+    values: dict[str, Any] = dict(known)
+    folded: dict[str, float | Sized] = {}
     rest: list[Any] = []
     for k, node in enumerate(body):
         if isinstance(node, c_ast.For):
@@ -129,9 +177,9 @@ def fold_prologue(body: list[Any], known: Mapping[str, float], sizes: set[str],
             rest.append(node)
             continue
         except _UsesSize as e:
-            raise SpecError(f"{where(node)}: {names[0]} = {_GEN.visit(expr)} depends on the size "
-                            f"{e}: a PRA scalar is a constant, the same for every size") from None
+            raise SpecError(f"{where(node)}: {names[0]} = {_GEN.visit(expr)}: {e}: "
+                            f"{_REACH}") from None
         for name in names:
             values[name] = v
-            folded[name] = float(v)
+            folded[name] = v if isinstance(v, Sized) else float(v)
     return rest, folded

@@ -29,7 +29,7 @@ import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from polyjoule.errors import CRunError
-from polyjoule.frontends.cpre import _run, _sizes, scop_function, strip_directives
+from polyjoule.frontends.cpre import scop_text, size_scalars, strip_directives
 from polyjoule.model.affine import Affine
 from polyjoule.model.pra import Kernel
 
@@ -369,6 +369,7 @@ class CProgram:
     source: str  # the Python the body became (for reading, and in errors)
     widen: bool
     code: Any  # the compiled body: keyword arguments v_NAME
+    size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (the harness)
 
     def run(self, arrays: Mapping[str, np.ndarray], env: Mapping[str, float],
             shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
@@ -443,24 +444,11 @@ def _parameters(fn: c_ast.FuncDef, tr: _Translator) -> dict[str, str]:
     return out
 
 
-def _preprocessed(text: str, filename: str, include_dirs: Sequence[str | Path],
-                  defines: Sequence[str]) -> str:
-    """The scop function's text with every size macro ``_PB_X`` as the name ``X`` (as
-    :func:`.cpre.preprocess` gives it, without its passes that read each dataset's sizes)."""
-    dirs = [str(d) for d in include_dirs]
-    first = _run(text, filename, dirs, list(defines))
-    given = {re.split(r"[= (]", d, maxsplit=1)[0] for d in defines}
-    sizes = [x for x in _sizes(first) if x not in given]
-    pre = _run(text, filename, dirs, [*defines, *(f"{x} {x}" for x in sizes)]) if sizes \
-        else first
-    return scop_function(pre.output, filename)
-
-
 def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Path] = (),
               defines: Sequence[str] = (), widen: bool = False) -> CProgram:
     """The C kernel of ``text`` (its ``#pragma scop`` region, as the front end reads it) as
     a program to run; see the module docstring. ``widen`` runs ``float`` as ``double``."""
-    fn = _function(strip_directives(_preprocessed(text, filename, include_dirs, defines)), filename)
+    fn = _function(strip_directives(scop_text(text, filename, include_dirs, defines)), filename)
     tr = _Translator(filename, widen)
     arguments = _parameters(fn, tr)
     tr.block(fn.body, 1)
@@ -478,7 +466,8 @@ def c_program(text: str, filename: str = "<c>", include_dirs: Sequence[str | Pat
                              "_min": _min, "_relu": _relu, **tr.consts}
     exec(compile(source, f"<C reference of {filename}>", "exec"), scope)  # noqa: S102
     name = re.sub(r"^kernel_", "", fn.decl.name)
-    return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"])
+    return CProgram(name, filename, dict(tr.arrays), arguments, source, widen, scope["_kernel"],
+                    size_scalars(text, filename, include_dirs, defines))
 
 
 @functools.lru_cache(maxsize=16)
@@ -524,6 +513,8 @@ class CReference:
         shapes = {n: tuple(int(x.evaluate(sizes)) for x in shape) for n, shape in self.outputs}
         caller = {n: CALLER_SCALARS.get(n, 1.0) for n, t in prog.arguments.items()
                   if n not in env and prog.numeric(t)}  # folded into constants by the kernel
+        caller |= {n: float(env[size]) for n, size in prog.size_scalars.items()
+                   if n in prog.arguments and size in env}  # float_n: the size N, as C sets it
         got = prog.run(tensors, {**caller, **env}, shapes)
         return {n: got[n] for n in same}
 

@@ -203,7 +203,8 @@ def _statement_body(s: StatementSpec, w: str, scope: _Scope) -> Statement:
                          dep=tuple(s.dep),
                          text=transport_text(s.var, s.from_, scope.dim_names, s.dep))
     assert s.compute is not None
-    expr = parse_expr(s.compute, scope.written, scope.spec.scalars, f"{w}.compute")
+    expr = parse_expr(s.compute, scope.written, [*scope.spec.scalars, *scope.spec.params],
+                      f"{w}.compute")  # a parameter is an immediate of the run
     return Statement(s.id, "compute", s.var, (), expr=expr,
                      text=f"{s.var}[i] = {s.compute}")
 

@@ -1,7 +1,10 @@
 """The operation ``F_q`` of a computational statement: a small arithmetic expression.
 
 Written as text (``alpha*tmp + beta*u``), parsed with Python's ``ast`` into a tree whose
-leaves are PRA variables (read from registers) or named scalars / literals (immediates).
+leaves are PRA variables (read from registers) or named scalars / literals (immediates). A
+size parameter is an immediate too (``mean / N``: covariance's ``float_n``): the same at every
+point of a run, fixed by the run's parameter values; callers pass parameters among the
+``scalars`` (names when parsing, values when evaluating).
 The tree gives both the operation counts for energy and the numpy semantics for simulation.
 Calls: ``abs(x)``, ``sqrt(x)``, ``relu(x)`` (one op each; relu counts as a ``max``) and
 ``max(a, b, ..)``, ``min(a, b, ..)`` (one op per argument after the first).

@@ -62,6 +62,18 @@ class Stmt:
     where: str = ""
 
 
+@dataclass(frozen=True)
+class Carry:
+    """A value carried along loop ``dim`` (a filter state): the array named by the key of
+    :attr:`Nest.carried` holds, at each point, what the array ``state`` holds one step
+    before along ``dim`` (same subscripts), and ``init`` (an expression of numbers and
+    scalars, no array read) at the first point along ``dim``."""
+
+    state: str
+    dim: str
+    init: Any
+
+
 @dataclass
 class Nest:
     """One perfectly chained loop nest (a phase) as the front ends see it."""
@@ -75,6 +87,7 @@ class Nest:
     zero_init: frozenset[str] = frozenset()
     temporaries: frozenset[str] = frozenset()
     dtype: str = "fp32"
+    carried: dict[str, Carry] = field(default_factory=dict)  # see Carry (frontends/ccarry.py)
 
 
 def read_name(k: int) -> str:

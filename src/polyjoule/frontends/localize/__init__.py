@@ -41,6 +41,7 @@ from polyjoule.frontends.localize.compose import compose_updates
 from polyjoule.frontends.localize.outputs import emit_outputs, keep_unwritten, localize_post
 from polyjoule.frontends.localize.phase import Phase
 from polyjoule.frontends.localize.pivots import is_steps, localize_steps
+from polyjoule.frontends.localize.stores import localize_stores, split_stores
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
 from polyjoule.model.nest import Nest
 from polyjoule.model.pra import PRA, Kernel
@@ -54,12 +55,13 @@ def localize_phase(nest: Nest, name: str | None = None) -> PRA:
 def _localize_phase(nest: Nest, name: str | None = None) -> PRA:
     if is_steps(nest):
         return localize_steps(nest, name or nest.name)
-    nest = compose_updates(nest)  # x -= a; x /= b  ->  x = (x - a) / b (see .compose)
+    whole = compose_updates(nest)  # x -= a; x /= b  ->  x = (x - a) / b (see .compose)
+    nest, stores = split_stores(whole)  # correlation's corr[i][i] = 1.0 (see .stores)
     ph = Phase(nest)
     try:
         check_nest(nest, ph.geo)
     except NotUniformError:
-        closed = localize_closed(nest, name or nest.name)  # trisolv, trmm: see .closed
+        closed = localize_closed(whole, name or nest.name)  # trisolv, trmm: see .closed
         if closed is None:
             raise
         return closed
@@ -67,6 +69,7 @@ def _localize_phase(nest: Nest, name: str | None = None) -> PRA:
     localize_chains(ph, body.chains)
     finals = localize_post(ph, body)
     emit_outputs(ph, body, finals)
+    localize_stores(ph, stores)
     return ph.pra(name or nest.name)
 
 

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from polyjoule.errors import NotUniformError, SpecError
+from polyjoule.frontends.localize.carried import carried_var, localize_carried
 from polyjoule.frontends.localize.exprs import (
     has_op,
     reads_in,
@@ -16,6 +17,7 @@ from polyjoule.frontends.localize.exprs import (
 )
 from polyjoule.frontends.localize.inputs import body_input
 from polyjoule.frontends.localize.phase import Phase
+from polyjoule.frontends.localize.uniform import written_dim
 from polyjoule.model.affine import Affine
 from polyjoule.model.nest import Stmt
 
@@ -40,11 +42,12 @@ class Body:
 
     chains: dict[Key, Chain]
     pointwise: dict[Key, str]
+    carried: dict[Key, str] = field(default_factory=dict)  # reads of carried values
 
 
 def _reduced(ph: Phase, s: Stmt) -> list[str]:
     """The loops a body statement's target does not depend on (its reduction loops)."""
-    tdims = [x.terms[0][0] for x in s.target.index]
+    tdims = [written_dim(x, ph.dims) for x in s.target.index]
     return [d for d in ph.dims if d not in tdims]
 
 
@@ -79,6 +82,8 @@ def _operands(ph: Phase, s: Stmt, expr: Any, red: list[str], body: Body) -> dict
             ph.inout(r.tensor)
         elif r.key in body.pointwise:
             names[k] = body.pointwise[r.key]
+        elif r.tensor in ph.nest.carried:
+            names[k] = carried_var(ph, body, r)
         elif r.key in body.chains:
             raise NotUniformError(
                 f"{r.where}: {r} reads a partial sum of a reduction in the same loop body"
@@ -136,4 +141,5 @@ def localize_body(ph: Phase) -> Body:
             body.chains[s.target.key] = _chain(ph, s, red, op, expr, names)
         else:
             body.pointwise[s.target.key] = _pointwise(ph, s, op, expr, names)
+    localize_carried(ph, body)
     return body

@@ -14,6 +14,7 @@ from polyjoule.frontends.localize.body import Body, Key
 from polyjoule.frontends.localize.exprs import has_op, reads_in, render
 from polyjoule.frontends.localize.inputs import point_input
 from polyjoule.frontends.localize.phase import Phase
+from polyjoule.frontends.localize.uniform import written_dim
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.nest import Nest, Stmt
 from polyjoule.model.pra import PRA
@@ -21,7 +22,7 @@ from polyjoule.model.pra import PRA
 
 def _post_place(ph: Phase, s: Stmt) -> tuple[Constraint, ...]:
     """The single face where the loops inside a post statement end."""
-    tdims = [x.terms[0][0] for x in s.target.index]
+    tdims = [written_dim(x, ph.dims) for x in s.target.index]
     if sorted(tdims) != sorted(ph.dims[:s.depth]):
         raise NotUniformError(f"{s.where}: {s.target} after the inner loop must be indexed "
                               f"by the enclosing loops")

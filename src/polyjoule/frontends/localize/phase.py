@@ -98,6 +98,18 @@ class Phase:
         """The tensor ``name`` is read and written."""
         self.tensors[name] = replace(self.tensors[name], kind="inout")
 
+    def _param_min(self, params: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+        """Each parameter's least value, 1 unless a loop bounded by parameters alone is empty
+        below more (``i <= M - 2`` needs ``M >= 2``: correlation's ``corr`` nest)."""
+        least = dict.fromkeys(params, 1)
+        for lp in self.nest.loops:
+            gap = lp.upper - lp.lower
+            if not gap.names() <= set(params) or len(gap.terms) != 1 or gap.terms[0][1] <= 0:
+                continue
+            p, c = gap.terms[0]
+            least[p] = max(least[p], -(gap.const // c))  # c * p + const >= 0
+        return tuple(least.items())
+
     def _dims(self) -> tuple[Dim, ...]:
         names = set(self.dims)
         out = []
@@ -115,14 +127,15 @@ class Phase:
         words = {w for s in self.out if s.kind == "compute"
                  for w in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", s.text.split(" = ", 1)[1])}
         scalars = {k: float(v) for k, v in self.nest.scalars.items() if k in words}
-        statements = tuple(self._parsed(s, written, scalars) for s in self.out)
         params = tuple(self.nest.params)
-        return PRA(name, params, tuple((p, 1) for p in params), self._dims(),
+        immediates = [*scalars, *params]  # a parameter in a computation: N for float_n
+        statements = tuple(self._parsed(s, written, immediates) for s in self.out)
+        return PRA(name, params, self._param_min(params), self._dims(),
                    tuple(self.tensors.values()), tuple(scalars.items()), statements,
                    self.nest.dtype)
 
     @staticmethod
-    def _parsed(s: Statement, written: set[str], scalars: dict[str, float]) -> Statement:
+    def _parsed(s: Statement, written: set[str], scalars: list[str]) -> Statement:
         if s.kind != "compute":
             return s
         text = s.text.split(" = ", 1)[1]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from polyjoule.errors import NotUniformError, SpecError
 from polyjoule.frontends.localize.geometry import Geometry
+from polyjoule.model.affine import Affine
 from polyjoule.model.nest import Nest, Stmt
 
 
@@ -93,17 +94,26 @@ def _check_around(nest: Nest, geo: Geometry) -> None:
             )
 
 
+def written_dim(x: Affine, dims: Sequence[str]) -> str | None:
+    """The loop index a written subscript names: ``i``, or ``N - 1 - i`` (a loop the front
+    end mirrored, frontends/creverse.py); None for any other subscript."""
+    moving = [(n, c) for n, c in x.terms if n in dims]
+    if len(moving) != 1 or (moving[0][1] == 1 and (x.const or len(x.terms) > 1)) \
+            or moving[0][1] not in (1, -1):
+        return None
+    return moving[0][0]
+
+
 def _check_targets(nest: Nest, geo: Geometry) -> None:
-    """Every written subscript is a distinct loop index."""
+    """Every written subscript is a distinct loop index (or a mirrored one, ``N - 1 - i``)."""
     for s in nest.stmts:
         for x in s.target.index:
-            if len(x.terms) != 1 or x.const != 0 or x.terms[0][1] != 1 \
-                    or x.terms[0][0] not in geo.dims:
+            if written_dim(x, geo.dims) is None:
                 raise NotUniformError(
                     f"{s.where}: {s.target}: every subscript of a written array must be a loop "
                     f"index, {x} is not"
                 )
-        if len({x.terms[0][0] for x in s.target.index}) != len(s.target.index):
+        if len({written_dim(x, geo.dims) for x in s.target.index}) != len(s.target.index):
             raise NotUniformError(f"{s.where}: {s.target}: a loop index appears twice")
 
 
