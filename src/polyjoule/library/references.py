@@ -141,9 +141,9 @@ def _heat_3d(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, n
 
 def _covariance(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
     data = np.array(t["data"], dtype=float)
-    mean = data.sum(axis=0) / s["float_n"]
+    mean = data.sum(axis=0) / s["N"]
     data = data - mean
-    return {"mean": mean, "data": data, "cov": data.T @ data / (s["float_n"] - 1.0)}
+    return {"mean": mean, "data": data, "cov": data.T @ data / (s["N"] - 1.0)}
 
 
 def _fdtd_2d(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
@@ -259,7 +259,7 @@ REFERENCES["ludcmp"] = _ludcmp
 def _correlation(t: Mapping[str, np.ndarray], s: Mapping[str, float]) -> dict[str, np.ndarray]:
     """Pearson correlation with PolyBench's guard: a near-constant column divides by 1."""
     data = np.array(t["data"], dtype=np.float64)
-    n = s["float_n"]
+    n = s["N"]
     mean = data.sum(axis=0) / n
     std = np.sqrt(((data - mean) ** 2).sum(axis=0) / n)
     std = np.where(std <= s["eps"], 1.0, std)

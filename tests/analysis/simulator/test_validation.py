@@ -63,7 +63,7 @@ def test_property_random_sizes_and_shapes(name: str, array: tuple[int, int], bas
     assert sym.counts == r.counts, values
 
 
-@pytest.mark.parametrize("name, values, fd", [("covariance", {"M": 3, "N": 1}, 1),
+@pytest.mark.parametrize("name, values, fd", [("covariance", {"M": 3, "N": 2}, 8),
                                               ("mvt", {"N": 3}, 6), ("syrk", {"M": 1, "N": 5}, 12)])
 def test_small_partial_tiles_regression(name: str, values: dict[str, int], fd: int) -> None:
     """Configurations where the analysis once counted intra-tile cases as inter-tile."""
