@@ -130,11 +130,9 @@ def _summary(c: dict) -> tuple:
     return c["classes"], c["ops"], c["kinds"]
 
 
-#: ludcmp: equal once the built-in's forward phase drops the N - 1 transports nobody reads
-#: (tests/frontends/test_cmirror_scalar.py checks that, and that they are unread);
 #: floyd-warshall: C's dataflow kept, the built-in assumes the pivots unchanged
 #: (tests/frontends/test_crotate.py checks the difference).
-SAME_COUNTS = LOCALISED & set(registry.names()) - {"ludcmp", "floyd-warshall"}
+SAME_COUNTS = LOCALISED & set(registry.names()) - {"floyd-warshall"}
 
 
 @pytest.mark.parametrize("name", sorted(SAME_COUNTS))
@@ -325,8 +323,6 @@ def files_table() -> str:
             continue
         same = " (= built-in counts)" if name in registry.names() else ""
         same = " (= built-in counts, 1 mul more per point)" if name == "syr2k" else same
-        same = (" (= built-in counts, without the built-in's N - 1 unread transports)"
-                if name == "ludcmp" else same)
         same = (" (C's exact dataflow: 2N(N-1)^2 transports more than the built-in, which "
                 "assumes its pivots unchanged; C's select adds twice)"
                 if name == "floyd-warshall" else same)
