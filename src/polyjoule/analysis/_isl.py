@@ -61,6 +61,56 @@ def card_of(params: list[str], dims: list[str], context: list[str],
     return out.coalesce().card().coalesce()
 
 
+_Terms = list[tuple[Fraction | int, dict[str, int]]]
+
+
+def fibre_card(params: list[str], dims: list[str], fibre: list[str], constraints: list[str],
+               bounded: list[tuple[str, str]]) -> list[tuple[list[_Conj], _Terms]] | None:
+    """Barvinok count of ``{dims : constraints}`` per value of its ``fibre`` dims (all of it
+    when there are none), as plain pieces: the conjunctions of each chamber (affine in
+    ``params`` and ``fibre``) and its polynomial's terms. ``None`` when a ``(dim, bound)`` of
+    ``bounded`` is not kept ``dim <= bound - 1`` by the constraints, or the count needs an
+    integer division."""
+    head = f"[{', '.join(params)}] -> "
+    body = " and ".join(constraints) or "true"
+    whole = isl.Set(f"{head}{{ [{', '.join(dims)}] : {body} }}")
+    for x, e in bounded:
+        if not whole.intersect(isl.Set(f"{head}{{ [{', '.join(dims)}] : {x} >= {e} }}")).is_empty():
+            return None
+    if fibre:
+        rest = [d for d in dims if d not in fibre]
+        pw = isl.Map(f"{head}{{ [{', '.join(fibre)}] -> [{', '.join(rest)}] : {body} }}").card()
+    else:
+        pw = whole.card()
+    names = [*params, *fibre]
+    out = []
+    for dom, qp in pw.coalesce().get_pieces():
+        conjs = [_piece(b, names) for b in dom.get_basic_sets()]
+        raw: list[isl.Term] = []
+        qp.foreach_term(raw.append)
+        if any(c is None for c in conjs) or any(t.dim(isl.dim_type.div) for t in raw):
+            return None
+        terms = [(_val(t.get_coefficient_val()),
+                  {n: t.get_exp(k, i) for k, base in ((isl.dim_type.param, 0), (isl.dim_type.set, len(params)))
+                   for i, n in enumerate(names[base:base + t.dim(k)])})
+                 for t in raw]
+        out.append((conjs, terms))  # type: ignore[arg-type]
+    return out
+
+
+def summed(params: list[str], setvars: list[str], ranges: list[str],
+           pieces: list[tuple[str, str]]) -> isl.PwQPolynomial:
+    """The sum over ``setvars`` (in ``ranges``) of a piecewise polynomial given as
+    ``(polynomial, domain)`` texts with disjoint domains (no ``setvars``: the polynomial)."""
+    head = f"[{', '.join(params)}] -> {{ "
+    space = f"[{', '.join(setvars)}] -> " if setvars else ""
+    box = " and ".join(ranges) or "true"
+    out = isl.PwQPolynomial(f"{head}{space}0 }}")
+    for poly, domain in pieces:
+        out = out.add(isl.PwQPolynomial(f"{head}{space}{poly} : {box} and ({domain}) }}"))
+    return (out.sum() if setvars else out).coalesce()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed(text: str) -> isl.Set:
     return isl.Set(text)
