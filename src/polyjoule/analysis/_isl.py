@@ -64,25 +64,26 @@ def card_of(params: list[str], dims: list[str], context: list[str],
 _Terms = list[tuple[Fraction | int, dict[str, int]]]
 
 
-def fibre_card(params: list[str], dims: list[str], fibre: list[str], constraints: list[str],
-               bounded: list[tuple[str, str]]) -> list[tuple[list[_Conj], _Terms]] | None:
-    """Barvinok count of ``{dims : constraints}`` per value of its ``fibre`` dims (all of it
-    when there are none), as plain pieces: the conjunctions of each chamber (affine in
-    ``params`` and ``fibre``) and its polynomial's terms. ``None`` when a ``(dim, bound)`` of
-    ``bounded`` is not kept ``dim <= bound - 1`` by the constraints, or the count needs an
+def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constraints: tuple[str, ...],
+               bounded: tuple[tuple[int, str], ...]) -> list[tuple[list[_Conj], _Terms]] | None:
+    """Barvinok count of ``{x0 .. : constraints}`` per value of its ``fibre`` indices (all
+    of it when there are none), as plain pieces: the conjunctions of each chamber (affine in
+    ``params`` and the fibre) and its polynomial's terms. ``None`` when an ``(index, bound)``
+    of ``bounded`` is not kept ``x <= bound - 1`` by the constraints, or the count needs an
     integer division."""
+    if not _kept_below(params, nx, constraints, bounded):
+        return None
     head = f"[{', '.join(params)}] -> "
     body = " and ".join(constraints) or "true"
-    whole = isl.Set(f"{head}{{ [{', '.join(dims)}] : {body} }}")
-    for x, e in bounded:
-        if not whole.intersect(isl.Set(f"{head}{{ [{', '.join(dims)}] : {x} >= {e} }}")).is_empty():
-            return None
+    dims = [f"x{i}" for i in range(nx)]
     if fibre:
-        rest = [d for d in dims if d not in fibre]
-        pw = isl.Map(f"{head}{{ [{', '.join(fibre)}] -> [{', '.join(rest)}] : {body} }}").card()
+        out_dims = [d for i, d in enumerate(dims) if i not in fibre]
+        ins = [dims[i] for i in fibre]
+        pw = isl.Map(f"{head}{{ [{', '.join(ins)}] -> [{', '.join(out_dims)}] : {body} }}").card()
     else:
-        pw = whole.card()
-    names = [*params, *fibre]
+        ins = []
+        pw = isl.Set(f"{head}{{ [{', '.join(dims)}] : {body} }}").card()
+    names = [*params, *ins]
     out = []
     for dom, qp in pw.coalesce().get_pieces():
         conjs = [_piece(b, names) for b in dom.get_basic_sets()]
@@ -96,6 +97,29 @@ def fibre_card(params: list[str], dims: list[str], fibre: list[str], constraints
                  for t in raw]
         out.append((conjs, terms))  # type: ignore[arg-type]
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_below(params: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+                bounded: tuple[tuple[int, str], ...]) -> bool:
+    """Do ``constraints`` keep every ``x{i} <= bound - 1`` of ``bounded``?"""
+    if not bounded:
+        return True
+    dims = ", ".join(f"x{i}" for i in range(nx))
+    head = f"[{', '.join(params)}] -> {{ [{dims}] : "
+    whole = isl.Set(head + (" and ".join(constraints) or "true") + " }")
+    beyond = isl.Set(head + " or ".join(f"x{i} >= {e}" for i, e in bounded) + " }")
+    return bool(whole.intersect(beyond).is_empty())
+
+
+def combined(params: list[str], terms: list[tuple[int, isl.PwQPolynomial]]) -> isl.PwQPolynomial:
+    """The sum of ``sign * count`` over ``terms``."""
+    if len(terms) == 1 and terms[0][0] > 0:
+        return terms[0][1]
+    out = isl.PwQPolynomial(f"[{', '.join(params)}] -> {{ 0 }}")
+    for sign, q in terms:
+        out = out.add(q) if sign > 0 else out.sub(q)
+    return out.coalesce()
 
 
 def summed(params: list[str], setvars: list[str], ranges: list[str],

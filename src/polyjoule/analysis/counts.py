@@ -342,19 +342,16 @@ class _Counter:
         gi = {g: i for i, g in enumerate(groups)}
         xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
         texts = [f"x{dims.index(l)} >= 0" for l in split]
-        conds: dict[int, list[str]] = {}
+        conds: dict[int, list[indices.Cond]] = {}
         for u in unions:
             c = origin.get(id(u))
             if isinstance(c, Constraint):
                 text = self._index_text(c, xs, gi, rename)
             elif isinstance(c, _TilePosition):
-                js = [n for n in c.cond.expr.names() if n.startswith("j_") and n[2:] in xs]
-                i = int(xs[js[0][2:]][1:]) if len(js) == 1 else -1
-                if i < 0 or dims[i] not in split:
+                position = self._position(c.cond, xs, dims, split)
+                if position is None:
                     return None
-                conds.setdefault(i, []).append(_WORD.sub(
-                    lambda m: f"j{i}" if m.group(0) == js[0] else rename.get(m.group(0), m.group(0)),
-                    c.cond.isl()))
+                conds.setdefault(position[0], []).append(position[1])
                 continue
             else:
                 continue  # a tile box: the split of x in 0 .. p*t - 1, kept below (bounded)
@@ -365,6 +362,18 @@ class _Counter:
                 tuple((f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)),
                 tuple((i, gi[rw.dim_group[dims[i]]], tuple(sorted(cs))) for i, cs in sorted(conds.items())),
                 tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split))
+
+    def _position(self, c: Constraint, xs: dict[str, str], dims: list[int],
+                  split: list[int]) -> tuple[int, indices.Cond] | None:
+        """A tile-position condition as ``(x index, (s, b, c, eq))``: ``s*j + b*p + c >= 0``."""
+        js = [(n, a) for n, a in c.expr.terms if n.startswith("j_") and n[2:] in xs]
+        if len(js) != 1:
+            return None
+        i = int(xs[js[0][0][2:]][1:])
+        p = self.rw.dim_group[dims[i]].p if dims[i] in split else None
+        if p is None or not c.expr.names() <= {js[0][0], p}:
+            return None
+        return i, (js[0][1], c.expr.coeffs.get(p, 0), c.expr.const, c.eq)
 
     def _index_text(self, c: Constraint, xs: dict[str, str], gi: dict[Group, int],
                     rename: dict[str, str]) -> str | None:
@@ -417,7 +426,7 @@ _Key = tuple[tuple[tuple[str, ...], ...], ...]
 #: a class in the PRA's indices: (number of indices, constraint texts, extents, tile-position
 #: conditions per index, tiled indices), the arguments of :func:`indices.count`
 _IndexSpec = tuple[int, tuple[str, ...], tuple[indices.Extent, ...],
-                   tuple[tuple[int, int, tuple[str, ...]], ...], tuple[tuple[int, int], ...]]
+                   tuple[tuple[int, int, tuple[indices.Cond, ...]], ...], tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True)
@@ -459,7 +468,7 @@ def _index_count(spec: _IndexSpec, nparams: int, context: tuple[str, ...]) -> Fo
     """A canonical class counted in the PRA's indices (``None``: does not apply), as
     :func:`_class_count` would give it."""
     params = [f"q{i}" for i in range(nparams)]
-    pwqp = indices.count(tuple(params), *spec)
+    pwqp = indices.count(tuple(params), context, *spec)
     return None if pwqp is None else _as_formula(pwqp, params, context)
 
 

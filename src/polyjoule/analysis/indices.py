@@ -77,44 +77,109 @@ def alternatives(rest: Affine, delta: Affine, p: str, t: str, r: str, eq: bool) 
     return out
 
 
-def count(params: tuple[str, ...], nx: int, constraints: tuple[str, ...],
-          extents: tuple[Extent, ...], split: tuple[tuple[int, int, tuple[str, ...]], ...],
+#: a condition on an intra-tile index ``j``: ``s*j + b*p + c >= 0`` (``= 0`` if the flag)
+Cond = tuple[int, int, int, bool]
+#: where a fibre index lies in its tile: ``j = b*p + v`` (``("v", b, v)``), anywhere the
+#: conditions allow (``("r", conditions)``), or anywhere (``("all",)``: no fibre)
+Place = tuple
+
+
+def count(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+          extents: tuple[Extent, ...], split: tuple[tuple[int, int, tuple[Cond, ...]], ...],
           bounded: tuple[tuple[int, int], ...]) -> object | None:
     """Barvinok count (an isl piecewise quasi-polynomial over ``params``) of the points
     ``x0 .. x{nx-1}`` of ``constraints`` (texts over ``x``, the extents ``E`` and the other
     parameters) with every tiled index ``x = j + p*k`` in a tile position its conditions
-    allow: ``split`` holds ``(x index, extent index, conditions on j{x})``. ``bounded``:
+    allow: ``split`` holds ``(x index, extent index, conditions on its j)``. ``bounded``:
     ``(x index, extent index)`` of every tiled index, which the constraints must keep below
-    its extent (its tile split covers ``0 .. p*t - 1``). ``None`` when that does not show or
-    the fibre count is not a plain polynomial (the caller counts the tile split then)."""
-    xs = [f"x{i}" for i in range(nx)]
+    its extent (its tile split covers ``0 .. p*t - 1``). Only values in ``context`` (on
+    ``params``) are asked for. ``None`` when the bound does not show or a fibre count is
+    not a plain polynomial (the caller counts the tile split then).
+
+    A position range is counted as few fixed positions as it takes: ``j >= 1`` as every
+    position less ``j = 0`` (a sum over the tile index alone, not over ``(k, j)``)."""
+    terms: list[tuple[int, tuple[tuple[int, int, Place], ...]]] = [(1, ())]
+    for i, g, conds in split:
+        terms = [(sign * s, fib + (() if place == ("all",) else ((i, g, place),)))
+                 for sign, fib in terms for s, place in _places(conds)]
+    out = []
+    for sign, fibre in terms:
+        q = _fibre_sum(params, context, nx, constraints, extents, fibre, bounded)
+        if q is None:
+            return None
+        out.append((sign, q))
+    return _isl.combined(list(params), out)
+
+
+def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
+    """The tile positions ``conds`` allow, as signed fixed positions where that is short."""
+    if any(eq or abs(s) != 1 for s, _, _, eq in conds):
+        return [(1, ("r", conds))]
+    lows = {(-b, -c) for s, b, c, _ in conds if s == 1}  # j >= b*p + c
+    highs = {(b, c) for s, b, c, _ in conds if s == -1}  # j <= b*p + c
+    lb = {b for b, _ in lows}
+    hb = {b for b, _ in highs}
+    if len(lb) > 1 or len(hb) > 1:
+        return [(1, ("r", conds))]
+    lo = (lb.pop(), max(c for _, c in lows)) if lows else (0, 0)
+    hi = (hb.pop(), min(c for _, c in highs)) if highs else (1, -1)
+    if lo[0] == hi[0]:  # a constant number of positions
+        return [(1, ("v", lo[0], v)) for v in range(lo[1], hi[1] + 1)]
+    if lo[0] == 0 and hi == (1, -1) and lo[1] <= 4:  # the tile less its first positions
+        return [(1, ("all",))] + [(-1, ("v", 0, v)) for v in range(0, lo[1])]
+    if lo == (0, 0) and hi[0] == 1 and hi[1] >= -5:  # the tile less its last positions
+        return [(1, ("all",))] + [(-1, ("v", 1, v)) for v in range(hi[1] + 1, 0)]
+    return [(1, ("r", conds))]
+
+
+def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
+               constraints: tuple[str, ...], extents: tuple[Extent, ...],
+               fibre: tuple[tuple[int, int, Place], ...],
+               bounded: tuple[tuple[int, int], ...]) -> object | None:
+    """The count with each ``fibre`` index in its place: the count of the other indices per
+    value of the fibre (Barvinok) summed over the tile indices (and positions) of the fibre."""
     own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
     raw = [q for q in params if q not in own]
-    fibre = [f"x{i}" for i, _, _ in split]
-    pieces = _isl.fibre_card([e[0] for e in extents] + raw, xs, fibre, list(constraints),
-                             [(f"x{i}", extents[g][0]) for i, g in bounded])
+    pieces = _isl.fibre_card(tuple(e[0] for e in extents) + tuple(raw), nx, tuple(i for i, _, _ in fibre),
+                             constraints, tuple((i, extents[g][0]) for i, g in bounded))
     if pieces is None:
         return None
-    where = {f"x{i}": g for i, g, _ in split}
+    where = {f"x{i}": (g, place) for i, g, place in fibre}
     texts = []
     for conjs, terms in pieces:
         domain = [_tile_form(conj, extents, where) for conj in conjs]
         if any(d is None for d in domain):
             return None
         texts.append((_polynomial(terms, extents, where), " or ".join(f"({d})" for d in domain)))
-    setvars = [v for i, _, _ in split for v in (f"m{i}", f"j{i}")]
-    ranges = [c for i, g, conds in split for c in
-              (f"0 <= m{i} <= {extents[g][2]} - 1", f"0 <= j{i} <= {extents[g][1]} - 1", *conds)]
+    setvars: list[str] = []
+    ranges = list(context)
+    for i, g, place in fibre:
+        _, p, t, _ = extents[g]
+        setvars.append(f"m{i}")
+        ranges.append(f"0 <= m{i} <= {t} - 1")
+        if place[0] == "r":
+            setvars.append(f"j{i}")
+            ranges += [f"0 <= j{i} <= {p} - 1"] + [
+                f"{s}*j{i} + {b}*{p} + {c} {'=' if eq else '>='} 0" for s, b, c, eq in place[1]]
+        else:  # j = b*p + v lies in 0 .. p - 1
+            ranges.append(f"{p} >= {place[2] + 1}" if place[1] == 0 else f"{p} >= {-place[2]}")
     return _isl.summed(list(params), setvars, ranges, texts)
 
 
+def _position(place: Place, p: str, i: str) -> tuple[str, dict[str, int], int, int]:
+    """A fibre index's position in its tile: (isl text, its ``j`` terms, constant, multiple of ``p``)."""
+    if place[0] == "r":
+        return f"j{i}", {f"j{i}": 1}, 0, 0
+    return f"{place[1]}*{p} + {place[2]}", {}, place[2], place[1]
+
+
 def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Extent, ...],
-               where: dict[str, int]) -> str | None:
+               where: dict[str, tuple[int, Place]]) -> str | None:
     """A chamber of the fibre count (affine in the fibre indices ``x``, the extents and
     other parameters) with ``x = j + p*m`` and ``E = p*(t-1) + r``: a conjunction of unions."""
     out = []
     for coeffs, const, eq in conj:
-        groups = {where[n] for n in coeffs if n in where}
+        groups = {where[n][0] for n in coeffs if n in where}
         groups |= {g for g, e in enumerate(extents) if e[0] in coeffs}
         if not groups:
             out.append(f"{Affine.of(coeffs, const).isl()} {'=' if eq else '>='} 0")
@@ -125,16 +190,22 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
         e, p, t, r = extents[g]
         rest: dict[str, int] = {}
         delta: dict[str, int] = {}
+        dconst = 0
         for n, a in coeffs.items():
             if n in where:
-                rest[f"j{n[1:]}"] = a
+                _, js, v, b = _position(where[n][1], p, n[1:])
+                for j, x in js.items():
+                    rest[j] = rest.get(j, 0) + a * x
+                const += a * v
+                dconst += a * b
                 delta[f"m{n[1:]}"] = a
             elif n == e:
                 rest[r] = a
                 delta[t] = a
+                dconst -= a
             else:
                 return None  # another parameter: the offsets are not bounded
-        alts = alternatives(Affine.of(rest, const), Affine.of(delta, -delta.get(t, 0)), p, t, r, eq)
+        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p, t, r, eq)
         if alts == [[]]:
             continue
         out.append("(" + " or ".join("(" + (" and ".join(a) or "true") + ")" for a in alts) + ")")
@@ -142,10 +213,12 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
 
 
 def _polynomial(terms: list[tuple[Fraction | int, dict[str, int]]], extents: tuple[Extent, ...],
-                where: dict[str, int]) -> str:
-    """The fibre count's polynomial with ``x = j + p*m`` and ``E = p*(t-1) + r`` (isl text)."""
+                where: dict[str, tuple[int, Place]]) -> str:
+    """The fibre count's polynomial with ``x = p*m + j`` and ``E = p*(t-1) + r`` (isl text)."""
     base = {e: f"({p}*({t} - 1) + {r})" for e, p, t, r in extents}
-    base |= {x: f"({extents[g][1]}*m{x[1:]} + j{x[1:]})" for x, g in where.items()}
+    for x, (g, place) in where.items():
+        p = extents[g][1]
+        base[x] = f"({p}*m{x[1:]} + {_position(place, p, x[1:])[0]})"
     out = []
     for c, exps in terms:
         factors = [f"({c})"] + [f"{base.get(n, n)}^{e}" for n, e in exps.items() if e]
