@@ -343,10 +343,11 @@ class _Counter:
         xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
         texts = [f"x{dims.index(l)} >= 0" for l in split]
         conds: dict[int, list[indices.Cond]] = {}
+        below: set[frozenset[tuple[str, int]]] = set()  # x <= E - c, c >= 1: no check needed
         for u in unions:
             c = origin.get(id(u))
             if isinstance(c, Constraint):
-                text = self._index_text(c, xs, gi, rename)
+                expr = self._index_expr(c, xs, gi, rename)
             elif isinstance(c, _TilePosition):
                 position = self._position(c.cond, xs, dims, split)
                 if position is None:
@@ -355,13 +356,16 @@ class _Counter:
                 continue
             else:
                 continue  # a tile box: the split of x in 0 .. p*t - 1, kept below (bounded)
-            if text is None:
+            if expr is None:
                 return None
-            texts.append(text)
+            texts.append(f"{expr.isl()} {'=' if c.eq else '>='} 0")
+            if not c.eq and len(expr.terms) == 2 and expr.const <= -1:  # x <= E - 1 or less
+                below.add(frozenset(expr.terms))
         return (len(dims), tuple(sorted(texts)),
                 tuple((f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)),
                 tuple((i, gi[rw.dim_group[dims[i]]], tuple(sorted(cs))) for i, cs in sorted(conds.items())),
-                tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split))
+                tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split
+                      if frozenset({(f"x{dims.index(l)}", -1), (f"E{gi[rw.dim_group[l]]}", 1)}) not in below))
 
     def _position(self, c: Constraint, xs: dict[str, str], dims: list[int],
                   split: list[int]) -> tuple[int, indices.Cond] | None:
@@ -375,8 +379,8 @@ class _Counter:
             return None
         return i, (js[0][1], c.expr.coeffs.get(p, 0), c.expr.const, c.eq)
 
-    def _index_text(self, c: Constraint, xs: dict[str, str], gi: dict[Group, int],
-                    rename: dict[str, str]) -> str | None:
+    def _index_expr(self, c: Constraint, xs: dict[str, str], gi: dict[Group, int],
+                    rename: dict[str, str]) -> Affine | None:
         """``c`` over the class's indices: a parameter is its group's extent ``E`` less the
         offset where the rewrite gives it the ``(p, t, r)`` form (``c`` names a dim of the
         group), else itself (``None`` if it is also a group's extent: two forms of one value)."""
@@ -396,7 +400,7 @@ class _Counter:
                 coeffs[rename[n]] = a
             else:
                 return None
-        return f"{Affine.of(coeffs, const).isl()} {'=' if c.eq else '>='} 0"
+        return Affine.of(coeffs, const)
 
     def count(self, case: Case) -> Formula:
         unions = list(self.shared)

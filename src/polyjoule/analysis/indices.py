@@ -20,6 +20,7 @@ same function: the formulas are identical, only cheaper to derive.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from polyjoule.analysis import _isl
@@ -132,6 +133,7 @@ def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
     return [(1, ("r", conds))]
 
 
+@functools.lru_cache(maxsize=1024)
 def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
                constraints: tuple[str, ...], extents: tuple[Extent, ...],
                fibre: tuple[tuple[int, int, Place], ...],
