@@ -14,7 +14,8 @@ Per kernel, best of ``--repeat``:
 ``--breakdown`` adds, per kernel, the CPU seconds of a cold derivation (``cpu``, best of
 ``--repeat`` fresh processes: what a quiet machine's wall clock would show; like ``derive_seconds`` it leaves out reading the
 kernel and the array declaration) and where it spends its time (a profiled cold
-derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``), merging pieces (``merge``, isl proofs and sympy),
+derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``: on
+the tile split, or in the PRA's indices and summed over tile positions), merging pieces (``merge``, isl proofs and sympy),
 domain simplification (``domains``), products of class counts (``product``), and the
 schedule the first evaluation builds (``schedule``, not part of ``derive_seconds``).
 A PolyJoule without ``--no-cache`` (before issue 16) is measured without it.
@@ -32,9 +33,10 @@ import time
 
 from polyjoule.library.kernels import names
 
-#: part -> the functions it is spent in (``card``/``intersect``: before issue 16;
+#: part -> the functions it is spent in (``fibre_card``/``summed``: classes counted in the PRA's
+#: indices, since the fourth pass; ``card``/``intersect``: before issue 16;
 #: ``merge_pieces``/``simplify_domains``: before the third pass, now ``merge_groups``/``merged``)
-PARTS = {"isl card": ["card_of", "card", "intersect"], "merge": ["merge_pieces", "merge_groups"],
+PARTS = {"isl card": ["card_of", "card", "intersect", "fibre_card", "summed"], "merge": ["merge_pieces", "merge_groups"],
          "domains": ["simplify_domains", "merged"], "product": ["times"]}
 
 
