@@ -80,3 +80,41 @@ def test_tile_positions_are_signed_fixed_positions(seed):
     for p in range(1, 10):
         for j in range(p):
             assert sum(s for s, place in places if _at(place, p, j)) == int(_allowed(conds, p, j)), (conds, p, j)
+
+
+@pytest.mark.parametrize("conds", [
+    ((1, 0, -1, False),),                      # j >= 1: the tile less its first position
+    ((-1, 0, 0, False),),                      # j <= 0: the first position
+    ((-1, 1, -2, False),),                     # j <= p - 2: the tile less its last position
+    ((1, 0, -1, False), (-1, 1, -2, False)),   # 1 <= j <= p - 2: summed over (k, j)
+    ((1, -1, 2, False),),                      # j >= p - 2: the last two positions
+    ((1, 0, -2, False), (-1, 0, 3, False)),    # 2 <= j <= 3
+])
+def test_index_count_equals_enumeration(conds):
+    """A two-index class (``0 <= x0 < x1 < E``, ``E = p*(t-1) + r`` the extent) with
+    a tile-position condition on ``x0``, counted in the PRA's indices, equals a walk."""
+    params = ("q0", "q1", "q2")
+    context = ("q0 >= 1", "q1 >= 1", "q2 >= 1", "q2 <= q0")
+    constraints = ("x0 >= 0", "x1 - x0 - 1 >= 0", "-x1 + E0 - 1 >= 0")
+    pw = indices.count(params, context, 2, constraints, (("E0", "q0", "q1", "q2"),),
+                       ((0, 0, conds),), ((0, 0), (1, 0)))
+    assert pw is not None
+    f = counts._as_formula(pw, list(params), context)
+    for p in range(1, 7):
+        for t in range(1, 5):
+            for r in range(1, p + 1):
+                e = p * (t - 1) + r
+                walk = sum(1 for x0 in range(e) for x1 in range(x0 + 1, e) if _allowed(conds, p, x0 % p))
+                assert f.evaluate({"q0": p, "q1": t, "q2": r}) == walk, (conds, p, t, r)
+
+
+def test_index_count_declines_what_it_cannot_show():
+    """``None`` (the caller counts the tile split) when the constraints do not keep a tiled
+    index below its extent, or the count is infinite."""
+    params = ("q0", "q1", "q2")
+    context = ("q0 >= 1", "q1 >= 1", "q2 >= 1", "q2 <= q0")
+    extents = (("E0", "q0", "q1", "q2"),)
+    assert indices.count(params, context, 2, ("x0 >= 0", "x1 >= 0", "x1 - x0 >= 0"), extents,
+                         (), ((1, 0),)) is None  # x1 unbounded above
+    assert indices.count(params, context, 2, ("x1 - x0 >= 0", "-x1 + E0 - 1 >= 0"), extents,
+                         (), ((1, 0),)) is None  # x0 unbounded below: infinitely many points

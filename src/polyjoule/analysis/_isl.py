@@ -70,7 +70,7 @@ def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constra
     of it when there are none), as plain pieces: the conjunctions of each chamber (affine in
     ``params`` and the fibre) and its polynomial's terms. ``None`` when an ``(index, bound)``
     of ``bounded`` is not kept ``x <= bound - 1`` by the constraints, or the count needs an
-    integer division."""
+    integer division or is infinite."""
     if not _kept_below(params, nx, constraints, bounded):
         return None
     head = f"[{', '.join(params)}] -> "
@@ -87,9 +87,11 @@ def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constra
     out = []
     for dom, qp in pw.coalesce().get_pieces():
         conjs = [_piece(b, names) for b in dom.get_basic_sets()]
+        if any(c is None for c in conjs) or qp.is_nan() or qp.is_infty() or qp.is_neginfty():
+            return None
         raw: list[isl.Term] = []
         qp.foreach_term(raw.append)
-        if any(c is None for c in conjs) or any(t.dim(isl.dim_type.div) for t in raw):
+        if any(t.dim(isl.dim_type.div) for t in raw):
             return None
         terms = [(_val(t.get_coefficient_val()),
                   {n: t.get_exp(k, i) for k, base in ((isl.dim_type.param, 0), (isl.dim_type.set, len(params)))
