@@ -14,7 +14,8 @@ Per kernel, best of ``--repeat``:
 ``--breakdown`` adds, per kernel, the CPU seconds of a cold derivation (``cpu``, best of
 ``--repeat`` fresh processes: what a quiet machine's wall clock would show; like ``derive_seconds`` it leaves out reading the
 kernel and the array declaration) and where it spends its time (a profiled cold
-derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``), merging pieces (``merge``, isl proofs and sympy),
+derivation in a fresh process; profiling inflates every part): Barvinok counts (``isl card``: on
+the tile split, or in the PRA's indices and summed over tile positions), merging pieces (``merge``, isl proofs and sympy),
 domain simplification (``domains``), products of class counts (``product``), and the
 schedule the first evaluation builds (``schedule``, not part of ``derive_seconds``).
 A PolyJoule without ``--no-cache`` (before issue 16) is measured without it.
@@ -32,9 +33,10 @@ import time
 
 from polyjoule.library.kernels import names
 
-#: part -> the functions it is spent in (``card``/``intersect``: before issue 16;
+#: part -> the functions it is spent in (``fibre_card``/``summed``: classes counted in the PRA's
+#: indices, since the fourth pass; ``card``/``intersect``: before issue 16;
 #: ``merge_pieces``/``simplify_domains``: before the third pass, now ``merge_groups``/``merged``)
-PARTS = {"isl card": ["card_of", "card", "intersect"], "merge": ["merge_pieces", "merge_groups"],
+PARTS = {"isl card": ["card_of", "card", "intersect", "fibre_card", "summed"], "merge": ["merge_pieces", "merge_groups"],
          "domains": ["simplify_domains", "merged"], "product": ["times"]}
 
 
@@ -87,8 +89,14 @@ k = get(sys.argv[1]); shape = tuple(int(x) for x in sys.argv[2].split("x"))
 from polyjoule.targets.tcpa.array import default_array
 default_array(shape)  # read before analyze's clock starts, as derive_seconds does
 c0 = time.process_time(); a = analyze(k, shape); cpu = time.process_time() - c0
-from polyjoule.analysis import counts, _isl
-for mod in (counts, _isl):  # the profiled run derives afresh too
+import importlib
+mods = []
+for name in ("counts", "_isl", "indices"):  # indices: since the fourth pass
+    try:
+        mods.append(importlib.import_module("polyjoule.analysis." + name))
+    except ImportError:
+        pass
+for mod in mods:  # the profiled run derives afresh too
     for f in vars(mod).values():
         if hasattr(f, "cache_clear") and getattr(f, "__module__", "") == mod.__name__:
             f.cache_clear()

@@ -318,7 +318,7 @@ def test_boundary_kernels_symbolic_equals_enumeration(name, array, brute_counts)
 def test_delta_range_bounds_every_tile():
     """The bounds of ``a*k + b*t + c`` over ``0 <= k <= t - 1`` (``t >= 1``) that pruning
     trusts hold at every tile, and are reached."""
-    from polyjoule.analysis.counts import _delta_range
+    from polyjoule.analysis.indices import delta_range as _delta_range
     from polyjoule.model.affine import Affine
 
     bounded = 0

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from polyjoule.analysis.counts import _offsets
 from polyjoule.analysis.formula import Cond, Formula, Piece
+from polyjoule.analysis.indices import offsets as _offsets
 from polyjoule.analysis.simplify import _bounds, _box_agree, merge_pieces
 from polyjoule.model.affine import Affine
 

@@ -61,6 +61,82 @@ def card_of(params: list[str], dims: list[str], context: list[str],
     return out.coalesce().card().coalesce()
 
 
+_Terms = list[tuple[Fraction | int, dict[str, int]]]
+
+
+def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constraints: tuple[str, ...],
+               bounded: tuple[tuple[int, str], ...]) -> list[tuple[list[_Conj], _Terms]] | None:
+    """Barvinok count of ``{x0 .. : constraints}`` per value of its ``fibre`` indices (all
+    of it when there are none), as plain pieces: the conjunctions of each chamber (affine in
+    ``params`` and the fibre) and its polynomial's terms. ``None`` when an ``(index, bound)``
+    of ``bounded`` is not kept ``x <= bound - 1`` by the constraints, or the count needs an
+    integer division or is infinite."""
+    if not _kept_below(params, nx, constraints, bounded):
+        return None
+    head = f"[{', '.join(params)}] -> "
+    body = " and ".join(constraints) or "true"
+    dims = [f"x{i}" for i in range(nx)]
+    if fibre:
+        out_dims = [d for i, d in enumerate(dims) if i not in fibre]
+        ins = [dims[i] for i in fibre]
+        pw = isl.Map(f"{head}{{ [{', '.join(ins)}] -> [{', '.join(out_dims)}] : {body} }}").card()
+    else:
+        ins = []
+        pw = isl.Set(f"{head}{{ [{', '.join(dims)}] : {body} }}").card()
+    names = [*params, *ins]
+    out = []
+    for dom, qp in pw.coalesce().get_pieces():
+        conjs = [_piece(b, names) for b in dom.get_basic_sets()]
+        if any(c is None for c in conjs) or qp.is_nan() or qp.is_infty() or qp.is_neginfty():
+            return None
+        raw: list[isl.Term] = []
+        qp.foreach_term(raw.append)
+        if any(t.dim(isl.dim_type.div) for t in raw):
+            return None
+        terms = [(_val(t.get_coefficient_val()),
+                  {n: t.get_exp(k, i) for k, base in ((isl.dim_type.param, 0), (isl.dim_type.set, len(params)))
+                   for i, n in enumerate(names[base:base + t.dim(k)])})
+                 for t in raw]
+        out.append((conjs, terms))  # type: ignore[arg-type]
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_below(params: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+                bounded: tuple[tuple[int, str], ...]) -> bool:
+    """Do ``constraints`` keep every ``x{i} <= bound - 1`` of ``bounded``?"""
+    if not bounded:
+        return True
+    dims = ", ".join(f"x{i}" for i in range(nx))
+    head = f"[{', '.join(params)}] -> {{ [{dims}] : "
+    whole = isl.Set(head + (" and ".join(constraints) or "true") + " }")
+    beyond = isl.Set(head + " or ".join(f"x{i} >= {e}" for i, e in bounded) + " }")
+    return bool(whole.intersect(beyond).is_empty())
+
+
+def combined(params: list[str], terms: list[tuple[int, isl.PwQPolynomial]]) -> isl.PwQPolynomial:
+    """The sum of ``sign * count`` over ``terms``."""
+    if len(terms) == 1 and terms[0][0] > 0:
+        return terms[0][1]
+    out = isl.PwQPolynomial(f"[{', '.join(params)}] -> {{ 0 }}")
+    for sign, q in terms:
+        out = out.add(q) if sign > 0 else out.sub(q)
+    return out.coalesce()
+
+
+def summed(params: list[str], setvars: list[str], ranges: list[str],
+           pieces: list[tuple[str, str]]) -> isl.PwQPolynomial:
+    """The sum over ``setvars`` (in ``ranges``) of a piecewise polynomial given as
+    ``(polynomial, domain)`` texts with disjoint domains (no ``setvars``: the polynomial)."""
+    head = f"[{', '.join(params)}] -> {{ "
+    space = f"[{', '.join(setvars)}] -> " if setvars else ""
+    box = " and ".join(ranges) or "true"
+    out = isl.PwQPolynomial(f"{head}{space}0 }}")
+    for poly, domain in pieces:
+        out = out.add(isl.PwQPolynomial(f"{head}{space}{poly} : {box} and ({domain}) }}"))
+    return (out.sum() if setvars else out).coalesce()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed(text: str) -> isl.Set:
     return isl.Set(text)

@@ -29,8 +29,9 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from polyjoule.analysis import _isl
+from polyjoule.analysis import _isl, indices
 from polyjoule.analysis.formula import Cond, Div, Formula, Piece
+from polyjoule.analysis.indices import alternatives
 from polyjoule.analysis.simplify import merge_groups
 from polyjoule.errors import NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
@@ -244,47 +245,7 @@ class _Rewriter:
         bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        lo, hi = _offsets(rest, grp.r)
-        dmin, dmax = _delta_range(delta, grp.t)
-        if not c.eq and dmin is not None and hi <= dmin:
-            return [[]]  # delta >= hi for every tile: always true
-        out: list[list[str]] = []
-        dtext = delta.isl()
-        if not c.eq and (dmax is None or hi <= dmax):
-            out.append([f"{dtext} >= {hi}"])
-        for d in range(lo, hi + (1 if c.eq else 0)):
-            if (dmin is None or d >= dmin) and (dmax is None or d <= dmax):
-                out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
-        return out
-
-
-def _offsets(g: Affine, r: str) -> tuple[int, int]:
-    """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
-    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= 1``):
-    ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
-    ap = sum(a for n, a in g.terms if a > 0 and n != r)
-    an = sum(-a for n, a in g.terms if a < 0 and n != r)
-    bp = sum(a for n, a in g.terms if a > 0 and n == r)
-    bn = sum(-a for n, a in g.terms if a < 0 and n == r)
-    c0 = g.const
-    hi = an + bn + max(0, -(c0 + bp + an))
-    # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
-    # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
-    return -(ap + bp) + min(1, ap + bn - c0), hi
-
-
-def _delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
-    """Bounds of ``delta`` over every tile ``0 <= k <= t - 1`` (``t >= 1``), where they are
-    constants: alternatives of a constraint outside them are empty (``k = -1``), and one at
-    or below the lower bound always holds (``k >= 0``). ``None``: unbounded or unknown."""
-    ks = [(n, a) for n, a in delta.terms if n != t]
-    b = dict(delta.terms).get(t, 0)
-    if len(ks) != 1 or abs(ks[0][1]) != 1 or b not in (0, -ks[0][1]):
-        return None, None
-    a, c = ks[0][1], delta.const
-    if a == 1:  # k + c in [c, t-1+c]; k - t + c in [c-t+1... , c-1]
-        return (c, None) if b == 0 else (None, c - 1)
-    return (None, c) if b == 0 else (c + 1, None)  # -k + c; t - k + c in [1+c, t+c]
+        return alternatives(rest, delta, p, grp.t, grp.r, c.eq)
 
 
 class _Counter:
@@ -321,19 +282,23 @@ class _Counter:
         own = {l: g for g in groups or [] for l in g.dims}
         self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
                            if tiling.tiled(l) and (fixed is not None or self.rw.dim_group[l] is own[l])}
-        self.shared = base + _nontrivial(self.rw.pieces(c) for c in pra.domain())  # in every case
+        domain = [(self.rw.pieces(c), c) for c in pra.domain()]
+        self.shared = base + [u for u, _ in domain if all(u)]  # in every case
+        #: the PRA constraint of each union (by identity; a box constraint has none)
+        self.origin: dict[int, Constraint] = {id(u): c for u, c in domain}
         self._classes: dict[_Key, Formula] = {}  # class -> count
         self._products: dict[tuple[_Key, ...], Formula] = {}  # classes -> product of counts
 
     def _vars(self, union: list[list[str]]) -> frozenset[str]:
         return _words(union) & self.dimset
 
-    def _card(self, unions: list[list[list[str]]]) -> Formula:
+    def _card(self, unions: list[list[list[str]]], origin: dict[int, object]) -> Formula:
         """The count of one class of linked constraints.
 
         The class is renamed canonically (its variables ``v0..``, the parameters it uses
         ``q0..``) so that classes equal up to names (the ``i`` and ``j`` dims of a stencil,
-        the same dim in two kernels) are counted once per process.
+        the same dim in two kernels) are counted once per process. A class of two or more
+        tiled dims is counted in the PRA's indices where that applies (:mod:`.indices`).
         """
         words = set().union(*(_words(u) for u in unions))
         used = words & set(self.params)
@@ -351,22 +316,110 @@ class _Counter:
         def canon(text: str) -> str:
             return _WORD.sub(lambda m: rename.get(m.group(0), m.group(0)), text)
 
+        ctx = tuple(sorted(canon(c) for c in context))
+        spec = self._in_indices(unions, origin, rename)
+        local = _index_count(spec, len(params), ctx) if spec is not None else None
+        if local is not None:
+            return _embed(local, params, self.params)
         key = tuple(sorted({tuple(tuple(canon(x) for x in c) for c in u) for u in unions}))
-        local = _class_count(key, len(names), len(params), tuple(sorted(canon(c) for c in context)))
+        local = _class_count(key, len(names), len(params), ctx)
         return _embed(local, params, self.params)
+
+    def _in_indices(self, unions: list[list[list[str]]], origin: dict[int, object],
+                    rename: dict[str, str]) -> _IndexSpec | None:
+        """The class in the PRA's indices (``x0..`` for its dims, ``E0..`` for its groups'
+        extents, canonical parameters), for :func:`indices.count`; ``None`` when it has fewer
+        than two tiled dims (Barvinok on the tile split is as fast there) or does not apply."""
+        rw = self.rw
+        words = set().union(*(_words(u) for u in unions)) & self.dimset
+        dims = [l for l, d in enumerate(self.pra.dims) if f"j_{d.name}" in words or f"k_{d.name}" in words]
+        split = [l for l in dims if l in rw.split_dims]
+        if rw.fixed is not None or len(split) < 2:
+            return None
+        groups = sorted({rw.dim_group[l] for l in split}, key=lambda g: g.index)
+        if any(n not in rename for g in groups for n in (g.p, g.t, g.r)):
+            return None
+        gi = {g: i for i, g in enumerate(groups)}
+        xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
+        texts = [f"x{dims.index(l)} >= 0" for l in split]
+        conds: dict[int, list[indices.Cond]] = {}
+        below: set[frozenset[tuple[str, int]]] = set()  # x <= E - c, c >= 1: no check needed
+        for u in unions:
+            c = origin.get(id(u))
+            if isinstance(c, Constraint):
+                expr = self._index_expr(c, xs, gi, rename)
+            elif isinstance(c, _TilePosition):
+                position = self._position(c.cond, xs, dims, split)
+                if position is None:
+                    return None
+                conds.setdefault(position[0], []).append(position[1])
+                continue
+            else:
+                continue  # a tile box: the split of x in 0 .. p*t - 1, kept below (bounded)
+            if expr is None:
+                return None
+            texts.append(f"{expr.isl()} {'=' if c.eq else '>='} 0")
+            if not c.eq and len(expr.terms) == 2 and expr.const <= -1:  # x <= E - 1 or less
+                below.add(frozenset(expr.terms))
+        return (len(dims), tuple(sorted(texts)),
+                tuple((f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)),
+                tuple((i, gi[rw.dim_group[dims[i]]], tuple(sorted(cs))) for i, cs in sorted(conds.items())),
+                tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split
+                      if frozenset({(f"x{dims.index(l)}", -1), (f"E{gi[rw.dim_group[l]]}", 1)}) not in below))
+
+    def _position(self, c: Constraint, xs: dict[str, str], dims: list[int],
+                  split: list[int]) -> tuple[int, indices.Cond] | None:
+        """A tile-position condition as ``(x index, (s, b, c, eq))``: ``s*j + b*p + c >= 0``."""
+        js = [(n, a) for n, a in c.expr.terms if n.startswith("j_") and n[2:] in xs]
+        if len(js) != 1:
+            return None
+        i = int(xs[js[0][0][2:]][1:])
+        p = self.rw.dim_group[dims[i]].p if dims[i] in split else None
+        if p is None or not c.expr.names() <= {js[0][0], p}:
+            return None
+        return i, (js[0][1], c.expr.coeffs.get(p, 0), c.expr.const, c.eq)
+
+    def _index_expr(self, c: Constraint, xs: dict[str, str], gi: dict[Group, int],
+                    rename: dict[str, str]) -> Affine | None:
+        """``c`` over the class's indices: a parameter is its group's extent ``E`` less the
+        offset where the rewrite gives it the ``(p, t, r)`` form (``c`` names a dim of the
+        group), else itself (``None`` if it is also a group's extent: two forms of one value)."""
+        rw = self.rw
+        here = {rw.dim_group[rw.dim_index[n]] for n in c.expr.names()
+                if n in rw.dim_index and rw.dim_index[n] in rw.dim_group}
+        by_param = {g.param: g for g in here}
+        coeffs: dict[str, int] = {}
+        const = c.expr.const
+        for n, a in c.expr.terms:
+            if n in xs:
+                coeffs[xs[n]] = a
+            elif n in by_param:
+                coeffs[f"E{gi[by_param[n]]}"] = a
+                const -= a * by_param[n].offset
+            elif n in rename and n not in {g.param for g in gi}:
+                coeffs[rename[n]] = a
+            else:
+                return None
+        return Affine.of(coeffs, const)
 
     def count(self, case: Case) -> Formula:
         unions = list(self.shared)
-        unions += _nontrivial(self.rw.pieces(c) for c in case.statement.when)
-        unions += [[[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]]
-                   for c in case.conditions(self.pra.dim_names, self.tile_terms)]
+        origin: dict[int, object] = dict(self.origin)
+        for c in case.statement.when:
+            u = self.rw.pieces(c)
+            if all(u):
+                unions.append(u)
+                origin[id(u)] = c
+        for c in case.conditions(self.pra.dim_names, self.tile_terms):
+            unions.append([[f"{c.expr.isl()} {'=' if c.eq else '>='} 0"]])
+            origin[id(unions[-1])] = _TilePosition(c)
         classes = {}
         for cls in _linked(unions, self._vars):
             classes[tuple(sorted({tuple(tuple(c) for c in u) for u in cls}))] = cls
         keys = sorted(classes)
         for i, key in enumerate(keys):  # cases share classes: products of a prefix too
             if key not in self._classes:
-                self._classes[key] = self._card(classes[key])
+                self._classes[key] = self._card(classes[key], origin)
             if tuple(keys[:i + 1]) not in self._products:
                 f = self._classes[key]
                 self._products[tuple(keys[:i + 1])] = f if i == 0 else times(self._products[tuple(keys[:i])], f)
@@ -374,6 +427,17 @@ class _Counter:
 
 
 _Key = tuple[tuple[tuple[str, ...], ...], ...]
+#: a class in the PRA's indices: (number of indices, constraint texts, extents, tile-position
+#: conditions per index, tiled indices), the arguments of :func:`indices.count`
+_IndexSpec = tuple[int, tuple[str, ...], tuple[indices.Extent, ...],
+                   tuple[tuple[int, int, tuple[indices.Cond, ...]], ...], tuple[tuple[int, int], ...]]
+
+
+@dataclass(frozen=True)
+class _TilePosition:
+    """A case condition on an intra-tile index (``j >= 1``: not the first of its tile)."""
+
+    cond: Constraint
 
 
 def _nontrivial(unions: Iterator[list[list[str]]]) -> list[list[list[str]]]:
@@ -400,6 +464,20 @@ def _class_count(unions: tuple[tuple[tuple[str, ...], ...], ...], nvars: int, np
     params = [f"q{i}" for i in range(nparams)]
     pwqp = _isl.card_of(params, [f"v{i}" for i in range(nvars)], list(context),
                         [[list(c) for c in u] for u in unions])
+    return _as_formula(pwqp, params, context)
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_count(spec: _IndexSpec, nparams: int, context: tuple[str, ...]) -> Formula | None:
+    """A canonical class counted in the PRA's indices (``None``: does not apply), as
+    :func:`_class_count` would give it."""
+    params = [f"q{i}" for i in range(nparams)]
+    pwqp = indices.count(tuple(params), context, *spec)
+    return None if pwqp is None else _as_formula(pwqp, params, context)
+
+
+def _as_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Formula:
+    """A count as a formula, its pieces merged and their domains simplified under ``context``."""
     pwqp = _isl.in_context(pwqp, params, list(context))
     formula = _isl.to_formula(pwqp, params)
     if len(formula.pieces) < 2:  # nothing to merge: no sample points, no proofs

@@ -1,0 +1,228 @@
+"""Counting a tile class in the PRA's own indices instead of tile coordinates.
+
+A tiled dim's index ``x`` is written ``x = j + p*k`` (``0 <= j <= p - 1``, ``0 <= k <= t - 1``)
+and its extent ``E = p*(t-1) + r`` so that Barvinok sees affine sets in ``(j, k | p, t, r)``:
+every constraint that couples dims becomes a union of alternatives, one per tile offset
+(:func:`alternatives`). For the pivot kernels (lu, cholesky, ludcmp: a pivot dim coupled with
+both tiled dims) that is six variables and a dozen unions, 5-100 ms of Barvinok per class.
+
+The same points are counted much faster where the tile split is not needed: in the PRA's
+indices ``x`` with the extent ``E`` as a parameter (three variables, no unions), the count
+a polynomial in ``E`` that takes the ``(p, t, r)`` form afterwards. A case condition on a
+tile position (``j >= 1``: not the first of its tile) needs the split, but only of the dims
+it names: the count of the other indices *per value* ``y`` of those dims (a fibre count,
+Barvinok in ``(x | E, y)``) is summed over ``y = j + p*k`` in the condition's range (isl's
+polynomial summation, the polynomial's ``p*k`` terms being no obstacle there). The fibre
+count's chamber conditions, affine in ``(y, E)``, become unions of alternatives in
+``(j, k, t, r)`` by the same rule as the constraints. The count is the same set's, hence the
+same function: the formulas are identical, only cheaper to derive.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+from polyjoule.analysis import _isl
+from polyjoule.model.affine import Affine
+
+#: a group's canonical names: (extent parameter E, p, t, r)
+Extent = tuple[str, str, str, str]
+
+
+def offsets(g: Affine, r: str) -> tuple[int, int]:
+    """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
+    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= 1``):
+    ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
+    ap = sum(a for n, a in g.terms if a > 0 and n != r)
+    an = sum(-a for n, a in g.terms if a < 0 and n != r)
+    bp = sum(a for n, a in g.terms if a > 0 and n == r)
+    bn = sum(-a for n, a in g.terms if a < 0 and n == r)
+    c0 = g.const
+    hi = an + bn + max(0, -(c0 + bp + an))
+    # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
+    # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
+    return -(ap + bp) + min(1, ap + bn - c0), hi
+
+
+def delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
+    """Bounds of ``delta`` over every tile ``0 <= k <= t - 1`` (``t >= 1``), where they are
+    constants: alternatives of a constraint outside them are empty (``k = -1``), and one at
+    or below the lower bound always holds (``k >= 0``). ``None``: unbounded or unknown."""
+    ks = [(n, a) for n, a in delta.terms if n != t]
+    b = dict(delta.terms).get(t, 0)
+    if len(ks) != 1 or abs(ks[0][1]) != 1 or b not in (0, -ks[0][1]):
+        return None, None
+    a, c = ks[0][1], delta.const
+    if a == 1:  # k + c in [c, t-1+c]; k - t + c in [c-t+1... , c-1]
+        return (c, None) if b == 0 else (None, c - 1)
+    return (None, c) if b == 0 else (c + 1, None)  # -k + c; t - k + c in [1+c, t+c]
+
+
+def alternatives(rest: Affine, delta: Affine, p: str, t: str, r: str, eq: bool) -> list[list[str]]:
+    """``rest + p*delta >= 0`` (``= 0`` if ``eq``) as a union of conjunctions of isl
+    constraint texts, one per value of the tile offset ``delta`` where it is not decided
+    (``[[]]``: always true). ``rest`` names intra-tile indices and ``r`` only."""
+    op = "=" if eq else ">="
+    lo, hi = offsets(rest, r)
+    dmin, dmax = delta_range(delta, t)
+    if not eq and dmin is not None and hi <= dmin:
+        return [[]]  # delta >= hi for every tile: always true
+    out: list[list[str]] = []
+    dtext = delta.isl()
+    if not eq and (dmax is None or hi <= dmax):
+        out.append([f"{dtext} >= {hi}"])
+    for d in range(lo, hi + (1 if eq else 0)):
+        if (dmin is None or d >= dmin) and (dmax is None or d <= dmax):
+            out.append([f"{dtext} = {d}", f"{rest.isl()} + {d}*{p} {op} 0"])
+    return out
+
+
+#: a condition on an intra-tile index ``j``: ``s*j + b*p + c >= 0`` (``= 0`` if the flag)
+Cond = tuple[int, int, int, bool]
+#: where a fibre index lies in its tile: ``j = b*p + v`` (``("v", b, v)``), anywhere the
+#: conditions allow (``("r", conditions)``), or anywhere (``("all",)``: no fibre)
+Place = tuple
+
+
+def count(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+          extents: tuple[Extent, ...], split: tuple[tuple[int, int, tuple[Cond, ...]], ...],
+          bounded: tuple[tuple[int, int], ...]) -> object | None:
+    """Barvinok count (an isl piecewise quasi-polynomial over ``params``) of the points
+    ``x0 .. x{nx-1}`` of ``constraints`` (texts over ``x``, the extents ``E`` and the other
+    parameters) with every tiled index ``x = j + p*k`` in a tile position its conditions
+    allow: ``split`` holds ``(x index, extent index, conditions on its j)``. ``bounded``:
+    ``(x index, extent index)`` of every tiled index, which the constraints must keep below
+    its extent (its tile split covers ``0 .. p*t - 1``). Only values in ``context`` (on
+    ``params``) are asked for. ``None`` when the bound does not show or a fibre count is
+    not a plain polynomial (the caller counts the tile split then).
+
+    A position range is counted as few fixed positions as it takes: ``j >= 1`` as every
+    position less ``j = 0`` (a sum over the tile index alone, not over ``(k, j)``)."""
+    terms: list[tuple[int, tuple[tuple[int, int, Place], ...]]] = [(1, ())]
+    for i, g, conds in split:
+        terms = [(sign * s, fib + (() if place == ("all",) else ((i, g, place),)))
+                 for sign, fib in terms for s, place in _places(conds)]
+    out = []
+    for sign, fibre in terms:
+        q = _fibre_sum(params, context, nx, constraints, extents, fibre, bounded)
+        if q is None:
+            return None
+        out.append((sign, q))
+    return _isl.combined(list(params), out)
+
+
+def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
+    """The tile positions ``conds`` allow, as signed fixed positions where that is short."""
+    if any(eq or abs(s) != 1 for s, _, _, eq in conds):
+        return [(1, ("r", conds))]
+    lows = {(-b, -c) for s, b, c, _ in conds if s == 1}  # j >= b*p + c
+    highs = {(b, c) for s, b, c, _ in conds if s == -1}  # j <= b*p + c
+    lb = {b for b, _ in lows}
+    hb = {b for b, _ in highs}
+    if len(lb) > 1 or len(hb) > 1:
+        return [(1, ("r", conds))]
+    lo = (lb.pop(), max(c for _, c in lows)) if lows else (0, 0)
+    hi = (hb.pop(), min(c for _, c in highs)) if highs else (1, -1)
+    if lo[0] == hi[0]:  # a constant number of positions
+        return [(1, ("v", lo[0], v)) for v in range(lo[1], hi[1] + 1)]
+    if lo[0] == 0 and hi == (1, -1) and lo[1] <= 4:  # the tile less its first positions
+        return [(1, ("all",))] + [(-1, ("v", 0, v)) for v in range(0, lo[1])]
+    if lo == (0, 0) and hi[0] == 1 and hi[1] >= -5:  # the tile less its last positions
+        return [(1, ("all",))] + [(-1, ("v", 1, v)) for v in range(hi[1] + 1, 0)]
+    return [(1, ("r", conds))]
+
+
+@functools.lru_cache(maxsize=1024)
+def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
+               constraints: tuple[str, ...], extents: tuple[Extent, ...],
+               fibre: tuple[tuple[int, int, Place], ...],
+               bounded: tuple[tuple[int, int], ...]) -> object | None:
+    """The count with each ``fibre`` index in its place: the count of the other indices per
+    value of the fibre (Barvinok) summed over the tile indices (and positions) of the fibre."""
+    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
+    raw = [q for q in params if q not in own]
+    pieces = _isl.fibre_card(tuple(e[0] for e in extents) + tuple(raw), nx, tuple(i for i, _, _ in fibre),
+                             constraints, tuple((i, extents[g][0]) for i, g in bounded))
+    if pieces is None:
+        return None
+    where = {f"x{i}": (g, place) for i, g, place in fibre}
+    texts = []
+    for conjs, terms in pieces:
+        domain = [_tile_form(conj, extents, where) for conj in conjs]
+        if any(d is None for d in domain):
+            return None
+        texts.append((_polynomial(terms, extents, where), " or ".join(f"({d})" for d in domain)))
+    setvars: list[str] = []
+    ranges = list(context)
+    for i, g, place in fibre:
+        _, p, t, _ = extents[g]
+        setvars.append(f"m{i}")
+        ranges.append(f"0 <= m{i} <= {t} - 1")
+        if place[0] == "r":
+            setvars.append(f"j{i}")
+            ranges += [f"0 <= j{i} <= {p} - 1"] + [
+                f"{s}*j{i} + {b}*{p} + {c} {'=' if eq else '>='} 0" for s, b, c, eq in place[1]]
+        else:  # j = b*p + v lies in 0 .. p - 1
+            ranges.append(f"{p} >= {place[2] + 1}" if place[1] == 0 else f"{p} >= {-place[2]}")
+    return _isl.summed(list(params), setvars, ranges, texts)
+
+
+def _position(place: Place, p: str, i: str) -> tuple[str, dict[str, int], int, int]:
+    """A fibre index's position in its tile: (isl text, its ``j`` terms, constant, multiple of ``p``)."""
+    if place[0] == "r":
+        return f"j{i}", {f"j{i}": 1}, 0, 0
+    return f"{place[1]}*{p} + {place[2]}", {}, place[2], place[1]
+
+
+def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Extent, ...],
+               where: dict[str, tuple[int, Place]]) -> str | None:
+    """A chamber of the fibre count (affine in the fibre indices ``x``, the extents and
+    other parameters) with ``x = j + p*m`` and ``E = p*(t-1) + r``: a conjunction of unions."""
+    out = []
+    for coeffs, const, eq in conj:
+        groups = {where[n][0] for n in coeffs if n in where}
+        groups |= {g for g, e in enumerate(extents) if e[0] in coeffs}
+        if not groups:
+            out.append(f"{Affine.of(coeffs, const).isl()} {'=' if eq else '>='} 0")
+            continue
+        if len(groups) > 1:
+            return None
+        g = groups.pop()
+        e, p, t, r = extents[g]
+        rest: dict[str, int] = {}
+        delta: dict[str, int] = {}
+        dconst = 0
+        for n, a in coeffs.items():
+            if n in where:
+                _, js, v, b = _position(where[n][1], p, n[1:])
+                for j, x in js.items():
+                    rest[j] = rest.get(j, 0) + a * x
+                const += a * v
+                dconst += a * b
+                delta[f"m{n[1:]}"] = a
+            elif n == e:
+                rest[r] = a
+                delta[t] = a
+                dconst -= a
+            else:
+                return None  # another parameter: the offsets are not bounded
+        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p, t, r, eq)
+        if alts == [[]]:
+            continue
+        out.append("(" + " or ".join("(" + (" and ".join(a) or "true") + ")" for a in alts) + ")")
+    return " and ".join(out) or "true"
+
+
+def _polynomial(terms: list[tuple[Fraction | int, dict[str, int]]], extents: tuple[Extent, ...],
+                where: dict[str, tuple[int, Place]]) -> str:
+    """The fibre count's polynomial with ``x = p*m + j`` and ``E = p*(t-1) + r`` (isl text)."""
+    base = {e: f"({p}*({t} - 1) + {r})" for e, p, t, r in extents}
+    for x, (g, place) in where.items():
+        p = extents[g][1]
+        base[x] = f"({p}*m{x[1:]} + {_position(place, p, x[1:])[0]})"
+    out = []
+    for c, exps in terms:
+        factors = [f"({c})"] + [f"{base.get(n, n)}^{e}" for n, e in exps.items() if e]
+        out.append(" * ".join(factors))
+    return " + ".join(out) or "0"
