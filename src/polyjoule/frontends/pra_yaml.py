@@ -33,13 +33,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_dump import transport_text
-from polyjoule.frontends.specfile import check_expression, read_yaml, validation_error
+from polyjoule.frontends.specerrors import spec_error
+from polyjoule.frontends.specfile import check_expression, read_yaml
 from polyjoule.model.affine import Affine, parse_affine, parse_when
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.pra import (
@@ -55,7 +56,9 @@ from polyjoule.model.pra import (
 )
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
-Scalar = int | str
+#: a bound, extent or shape entry: a number or an affine expression of the parameters
+Scalar = Annotated[int | str, Field(description="a whole number or an affine expression "
+                                                "like N - 1")]
 
 
 class DimSpec(BaseModel):
@@ -270,7 +273,8 @@ def load_kernel_data(data: Any, where: str) -> Kernel:
             return check_datasets(Kernel(ks.name, phases, ks.description, ks.datasets), where)
         ps = PRASpec.model_validate(data)
     except ValidationError as e:
-        raise validation_error(e, where) from None
+        raise spec_error(e, where, KernelSpec if "phases" in data else PRASpec,
+                         "docs/model.md") from None
     return Kernel(ps.name, (build_pra(ps, where),))
 
 

@@ -23,7 +23,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.frontends.specfile import check_version, read_yaml, validation_error
+from polyjoule.frontends.specerrors import spec_error
+from polyjoule.frontends.specfile import check_version, read_yaml
 from polyjoule.targets.tcpa.locations import CLASSES
 
 #: libyaml's safe loader where built (the same documents, ~10x faster), else PyYAML's
@@ -98,7 +99,7 @@ class EnergyTable:
         try:
             t = _Table.model_validate(data)
         except ValidationError as e:
-            raise validation_error(e, where) from None
+            raise spec_error(e, where, _Table, "docs/model.md") from None
         access = dict(self.access_pj)
         widths = {k: dict(v) for k, v in self.access_bits_pj.items()}
         ops = {k: dict(v) for k, v in self.op_pj.items()}
