@@ -42,7 +42,7 @@ WORDS = {
     "too_long": "must have at most {max_length} {entries}",
     "string_too_short": "must have at least {min_length} characters",
     "string_too_long": "must have at most {max_length} characters",
-    "missing": "is missing",
+    "missing": "is missing", "empty": "must not be empty",
 }
 #: what a value of a union's member is, in words (a model: a mapping of its fields)
 KINDS = {int: "a whole number", float: "a number", str: "a text", bool: "true or false",
@@ -83,7 +83,11 @@ def problems(e: ValidationError, schema: type[BaseModel], docs: str = "",
     failed branches of one union are one problem."""
     found: dict[str, None] = {}
     errs = [(err, _walk(schema, err["loc"])) for err in e.errors()]
+    missing = [field_path(p.path) for err, p in errs if err["type"] == "missing"]
     for err, place in errs:
+        if err["type"] == "missing":  # all at once: "einsum, dims: are missing (see ...)"
+            found[_missing(missing, docs, words)] = None
+            continue
         if place.union is None:
             found[_problem(err, place, schema, docs, words)] = None
             continue
@@ -106,15 +110,16 @@ def _problem(err: Mapping[str, Any], place: _Place, schema: type[BaseModel], doc
            for k, v in err.get("ctx", {}).items()}
     ctx["entries"] = "entry" if 1 in (ctx.get("min_length"), ctx.get("max_length")) else "entries"
     see = f"; see {docs}" if docs else ""
+    if kind in ("too_short", "string_too_short") and ctx.get("min_length") == 1:
+        kind = "empty"
     if kind in ("value_error", "assertion_error"):
         return f"{path}: {ctx.get('error', err['msg'])}"
     if kind == "extra_forbidden":
         known = _fields(_walk(schema, err["loc"][:-1]).annotation)
         return f"{path}: unknown field" + (f" (known: {', '.join(known)})" if known else "")
-    if kind == "missing":
-        return f"{path}: {words['missing']}" + (f" (see {docs})" if docs else "")
     if kind in ("model_type", "model_attributes_type", "dict_type") and not place.key:
-        return f"{path}: must be {_kind(place.annotation)} (got {_value(got)}{see})"
+        shape = "a mapping" if place.annotation is Any else _kind(place.annotation)
+        return f"{path}: must be {shape} (got {_value(got)}{see})"
     said = words.get(kind)
     what = said.format(**ctx) if said is not None else _plain(err["msg"])
     if place.key and kind == "literal_error":
@@ -122,6 +127,12 @@ def _problem(err: Mapping[str, Any], place: _Place, schema: type[BaseModel], doc
     if place.key:
         return f"{path}: the key {what}"
     return f"{path}: {what} (got {_value(got)})"
+
+
+def _missing(paths: list[str], docs: str, words: Mapping[str, str]) -> str:
+    """Every missing field as one problem, the format's page named once."""
+    said = words["missing"] if len(paths) == 1 else words["missing"].replace("is ", "are ", 1)
+    return f"{', '.join(paths)}: {said}" + (f" (see {docs})" if docs else "")
 
 
 def _alternatives(err: Mapping[str, Any], place: _Place) -> str:
