@@ -80,6 +80,10 @@ DECLARATIONS = [
      "word_bits.fp32: must be a multiple of 8 bits (got 12)"),
     ("version: 2\nrows: 2\ncols: 2\npe: {fd_dept: 4}\n",
      "pe.fd_dept: unknown field (known: rd_registers, fd_fifos, fd_depth, id_ports, od_ports)"),
+    ("version: 2\nrows: 2\ncols: 2\nenergy: {access_pj: {DR: lots}}\n",
+     "energy.access_pj.DR: must be a number or a mapping of value, source (got 'lots')"),
+    ("version: 2\nrows: 2\ncols: 2\nenergy: {op_pj: {fp32: {mull: 3}}}\n",
+     "energy.op_pj.fp32.mull: unknown operation (known: abs, add, div,"),
 ]
 TCPA_TABLES = [
     ("access_pj:\n  DR: lots\n",

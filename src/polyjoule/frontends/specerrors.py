@@ -67,22 +67,23 @@ class _Place:
 
 def spec_error(e: ValidationError, where: str | Path, schema: type[BaseModel],
                docs: str = "", words: Mapping[str, str] | None = None,
-               error: type[SpecError] = SpecError) -> SpecError:
+               error: type[SpecError] = SpecError, at: str = "") -> SpecError:
     """``e`` as one line naming ``where`` and every wrong field; ``docs`` (a page) is named
     where a field is missing or a section has the wrong shape; ``words`` overrides
-    :data:`WORDS` for one file kind (``must be a multiple of 8 bits``)."""
-    lines = problems(e, schema, docs, {**WORDS, **(words or {})})
+    :data:`WORDS` for one file kind (``must be a multiple of 8 bits``); ``at`` is where
+    ``schema`` sits in the file (``energy`` of a declaration), in front of every path."""
+    lines = problems(e, schema, docs, {**WORDS, **(words or {})}, at)
     if len(lines) > MAX_PROBLEMS:
         lines = [*lines[:MAX_PROBLEMS], f"and {len(lines) - MAX_PROBLEMS} more"]
     return error(f"{where}: " + "; ".join(lines))
 
 
 def problems(e: ValidationError, schema: type[BaseModel], docs: str = "",
-             words: Mapping[str, str] = WORDS) -> list[str]:
+             words: Mapping[str, str] = WORDS, at: str = "") -> list[str]:
     """One ``field.path: what is wrong (got VALUE)`` per problem, in the file's order; the
     failed branches of one union are one problem."""
     found: dict[str, None] = {}
-    errs = [(err, _walk(schema, err["loc"])) for err in e.errors()]
+    errs = [(err, _walk(schema, err["loc"], at)) for err in e.errors()]
     missing = [field_path(p.path) for err, p in errs if err["type"] == "missing"]
     for err, place in errs:
         if err["type"] == "missing":  # all at once: "einsum, dims: are missing (see ...)"
@@ -153,11 +154,12 @@ def field_path(path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
-def _walk(schema: Any, loc: tuple[Any, ...]) -> _Place:
-    """Follow ``loc`` through ``schema``: drop pydantic's own parts (union members,
-    validator wrappers, ``[key]``), keep the user's field path."""
+def _walk(schema: Any, loc: tuple[Any, ...], at: str = "") -> _Place:
+    """Follow ``loc`` through ``schema`` (which sits at ``at`` in the file): drop
+    pydantic's own parts (union members, validator wrappers, ``[key]``), keep the user's
+    field path."""
     ann: Any = schema
-    path: list[str | int] = []
+    path: list[str | int] = [at] if at else []
     union: tuple[str | int, ...] | None = None
     options: Any = None
     below = key = False
