@@ -69,6 +69,11 @@ PRA_FILES = [
     (_edit("name: vs", "nme: vs"), "name: is missing (see docs/model.md); nme: unknown "
      "field (known: version, name, dtype, params, dims, tensors, scalars, statements)"),
     (_edit("version: 1", "version: 2"), "version: must be 1 (got 2)"),
+    (_edit("{N: 1}", "{N: true}"), "params.N: must be a whole number (got True)"),
+    (_edit("{N: 1}", "{N: 99999999999999999999999}"),
+     "params.N: must be at most 9,223,372,036,854,775,807 (got 99999999999999999999999)"),
+    (_edit("statements:", "scalars: {a: .nan}\nstatements:"),
+     "scalars.a: must be a finite number (got nan)"),
     ("name: k\nphases:\n  - {params: {N: 1}}\n",
      "phases[0].name, phases[0].dims, phases[0].statements: are missing (see docs/model.md)"),
 ]
