@@ -92,13 +92,10 @@ def problems(e: ValidationError, schema: type[BaseModel], docs: str = "",
         if place.union is None:
             found[_problem(err, place, schema, docs, words)] = None
             continue
-        branch = [(x, p) for x, p in errs if p.union == place.union]
-        deep = [(x, p) for x, p in branch if p.below]
-        if deep:  # the value took a member's shape: what is wrong inside it
-            if place.below:
-                found[_problem(err, place, schema, docs, words)] = None
-        else:
-            found[_alternatives(err, place)] = None
+        if not any(p.below for _, p in errs if p.union == place.union):
+            found[_alternatives(err, place)] = None  # one message for every branch
+        elif place.below:  # the value took a member's shape: what is wrong inside it
+            found[_problem(err, place, schema, docs, words)] = None
     return list(found)
 
 
