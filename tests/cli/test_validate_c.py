@@ -75,6 +75,9 @@ def test_an_altered_kernel_fails_with_its_first_differing_element(monkeypatch) -
     rows = {row["what"]: row for row in out["rows"]}
     assert rows["check outputs_match_reference"]["match"] is False
     assert rows["latency (cycles)"]["match"]  # only the values changed
+    differ = [v for v in out["violations"] if "elements differ" in v]
+    assert differ and all(f"the C reference ({TRISOLV} run by the C interpreter)" in v
+                          and "numpy" not in v for v in differ), out["violations"]
 
 
 USER = """

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from polyjoule import analyze
-from polyjoule.analysis.latency import kernel_latency as report_latency
+from polyjoule.analysis.latency import schedule_report
 from polyjoule.analysis.schedule import kernel_latency, kernel_schedules
 from polyjoule.dse.cache import MemoryStore
 from polyjoule.dse.space import MappingSpec, SizeGrid
@@ -83,7 +83,7 @@ def test_four_paths_agree(name: str) -> None:
                 v = {p: int(x[i]) for p, x in grid.values.items()}
                 got = {
                     "analyze": _scalar(lambda a=a, v=v: a.evaluate(v) and
-                                       report_latency(a, v)["latency_cycles"]),
+                                       schedule_report(a, v)["latency_cycles"]),
                     "validate": _scalar(lambda v=v: kernel_latency(scheds, v)),
                     "sweep": (verdict.reason(i), None if sweep_lat is None else sweep_lat.get(i)),
                     "compiled": (verdict.reason(i) if compiled[i] < 0 else None,

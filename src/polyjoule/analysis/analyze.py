@@ -270,7 +270,7 @@ class Analysis:
     def evaluate(self, values: Mapping[str, int]) -> Result:
         """Counts, energies (dynamic and static), latency, power and the per-case report
         rows for scalar parameter values."""
-        from polyjoule.analysis.latency import kernel_latency
+        from polyjoule.analysis.latency import schedule_report
 
         decl = self.machine
         counts = dict.fromkeys(CLASSES, 0)
@@ -299,7 +299,7 @@ class Analysis:
         e_class.update({c: float(exact_pj.get(c, 0)) for c in CLASSES})
         e_op = {op: float(exact_pj[op]) for op in sorted(ops)}
         total = sum(e_class.values()) + sum(e_op.values())
-        lat = kernel_latency(self, {p: int(values[p]) for p in self.kernel.params})
+        lat = schedule_report(self, {p: int(values[p]) for p in self.kernel.params})
         iterations = sum(work.values())
         return Result(
             values={k: int(v) for k, v in values.items()},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def kernel_latency(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> dict[str, Any]:
+def schedule_report(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> dict[str, Any]:
     """``{"schedule": [...per phase...], "latency_cycles": int}`` for analysis ``a``.
 
     Per phase: the scanning order chosen at this design point with its symbolic

@@ -1,5 +1,6 @@
 """The simulator's whole-run checks: the pipeline interval per PE, FIFO and register use
-against declared capacities, outputs against the numpy reference.
+against declared capacities, outputs against the kernel's reference (numpy semantics for a
+built-in kernel or an einsum, the C program itself for a C file: :func:`reference_label`).
 
 The pipeline interval is checked tile by tile (a PE runs one tile): its memory follows a
 tile, not the iteration space. Tiles that lie wholly inside the domain and have the same
@@ -111,9 +112,16 @@ def over_capacity(use: Mapping[str, float], caps: Any) -> list[str]:
             for cause, lim in limits.items() if use.get(cause, 0) > lim]
 
 
+def reference_label(reference: Any) -> str:
+    """What a kernel's reference is, in a failure's words: a reference says so in its
+    ``label`` (the C interpreter's does); any other is numpy semantics."""
+    return str(getattr(reference, "label", "the numpy reference"))
+
+
 def matches_reference(ref: Mapping[str, Any], dram: Mapping[str, np.ndarray],
-                      violate: Any) -> bool:
-    """Whether every output the numpy reference computes equals the simulated one."""
+                      violate: Any, label: str = "the numpy reference") -> bool:
+    """Whether every output the reference (named ``label``) computes equals the simulated
+    one."""
     match = True
     for name, want in ref.items():
         got = dram.get(name)
@@ -126,5 +134,5 @@ def matches_reference(ref: Mapping[str, Any], dram: Mapping[str, np.ndarray],
         if not np.allclose(got, want, rtol=1e-9, atol=1e-9 * scale, equal_nan=False):
             match = False
             bad = int(np.sum(~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)))
-            violate(f"output {name}: {bad} elements differ from the numpy reference", 0)
+            violate(f"output {name}: {bad} elements differ from {label}", 0)
     return match

@@ -9,7 +9,8 @@ moves the actual numbers through the register class the mapping gives them, and 
 Every value is written once (single assignment) with the cycle it becomes ready and its
 register class; every read checks the value exists, is ready by the read cycle and sits in
 a PE register; no PE starts two iterations less than ``pi`` cycles apart. Outputs are
-compared with the kernel's numpy reference on random inputs.
+compared with the kernel's reference (numpy semantics, or the C program of a C
+file) on random inputs.
 
 Streamed: points are processed in wavefronts of a dependence-respecting order
 (:mod:`~polyjoule.analysis.sim_order`), a band of wavefronts at a time
@@ -29,7 +30,12 @@ from typing import Any
 import numpy as np
 
 from polyjoule.analysis.schedule import ConcreteSchedule, kernel_schedules
-from polyjoule.analysis.sim_checks import matches_reference, over_capacity, tile_points
+from polyjoule.analysis.sim_checks import (
+    matches_reference,
+    over_capacity,
+    reference_label,
+    tile_points,
+)
 from polyjoule.analysis.sim_order import reach, sigma, wavefront_sizes
 from polyjoule.analysis.sim_walk import PhaseResult, extents, run_phase
 from polyjoule.errors import ResourceLimitError
@@ -262,7 +268,7 @@ def simulate(kernel: Kernel, array: tuple[int, ...] = (8, 8), tile: tuple[int, .
     match = True
     if kernel.reference is not None:
         ref = kernel.reference({k: v.copy() for k, v in inputs.items()}, {**scalars, **vals})
-        match = matches_reference(ref, dram, violate)
+        match = matches_reference(ref, dram, violate, reference_label(kernel.reference))
     outputs = {k: dram[k] for k, t in kernel.tensors().items() if t.kind in ("output", "inout")}
     unwritten = sum(int(np.sum(~written[k])) for k, t in kernel.tensors().items() if t.kind == "output")
     checks = {"causality": nviol[0] == 0, "outputs_written": unwritten == 0,

@@ -37,8 +37,12 @@ OBJECTIVE_HELP = "Rank by, per target: " + "; ".join(
     for name, objs in _catalogued_objectives().items()) + " (edp: energy x cycles)."
 #: the most mappings one kernel search evaluates (problem sizes x mappings per size)
 MAX_MAPPINGS = 2_000_000
-#: above this many problem sizes, the mappings are counted at one size first
+#: above this many problem sizes (or with --max-mappings), the mappings are counted first
 COUNT_SIZES_ABOVE = 64
+#: the sizes counted, spread over the ranges: a range's mapspace grows with its extents
+#: until the tile sizes saturate (gesummv: 58 mappings at N0=8, 130 from N0=72), so the
+#: first size alone undercounts
+COUNT_AT = 16
 MAX_EXTENT = 2**40  # an extent past this is refused before the mapspace is enumerated
 
 if TYPE_CHECKING:
@@ -461,6 +465,9 @@ def map_cmd(
                                          "of refusing with dram-bandwidth."),
     progress: bool = typer.Option(False, "--progress", callback=progress_option, help="Show the "
                                   "search's progress bar (stderr) even when stderr is no terminal."),
+    max_mappings: int | None = typer.Option(None, "--max-mappings", help="Kernel targets: "
+                                            "refuse a search of more mappings than this "
+                                            f"(estimated first; default {MAX_MAPPINGS:,})."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
     if gate and objective not in (None, "cycles"):
@@ -468,6 +475,8 @@ def map_cmd(
                         "it ranks by cycles")
     if top < 1:
         raise SpecError(f"--top: {top} is not a positive number of mappings to show")
+    if max_mappings is not None and max_mappings < 1:
+        raise SpecError(f"--max-mappings: {max_mappings} is not a positive number of mappings")
     option = "--machine" if machine is not None or arch is None else "--arch"
     machine = machine or arch
     if _maps_kernels(target) and not (list_ or gate or tosa is not None):
@@ -475,8 +484,11 @@ def map_cmd(
         with objective_target(target, objective, energy_table), \
                 _named(option, target, machine), machine_target(target, machine, False):
             _kernel_cmd(problem, target, top, census, relieve, as_json, not no_verify,
-                        bandwidth_bound, wide)
+                        bandwidth_bound, wide, max_mappings)
         return
+    if max_mappings is not None:
+        raise SpecError("--max-mappings: limits the search of a kernel target over size "
+                        "ranges (e.g. --target tcpa --set N=8:256:8)")
     if not (list_ or gate or tosa is not None) and workload is not None:
         _check_workload(workload, shape)  # before the machine's header
     with objective_target(target, objective, energy_table), \
@@ -605,22 +617,35 @@ def _check_minimum(kernel: Any, values: Mapping[str, Any]) -> None:
                                           f"minimum {lo} (kernel {kernel.name})")
 
 
-def _check_mapspace(tgt: Any, kernel: Any, values: Mapping[str, Any]) -> None:
-    """Refuse a search past ``MAX_MAPPINGS``, counting the mappings at the first size."""
+def _check_mapspace(tgt: Any, kernel: Any, values: Mapping[str, Any],
+                    limit: int | None = None) -> None:
+    """Refuse a search past ``limit`` (``--max-mappings``, default ``MAX_MAPPINGS``)
+    mappings, counted at ``COUNT_AT`` sizes spread over the ranges."""
     sizes = len(next(iter(values.values()))) if values else 1
-    if sizes <= COUNT_SIZES_ABOVE:
+    if sizes <= COUNT_SIZES_ABOVE and limit is None:
         return
-    one = tgt.search_kernel(kernel, {k: v[:1] for k, v in values.items()}, frozenset(), 1)
-    total = one.considered * sizes
-    if total > MAX_MAPPINGS:
-        raise SpecError(f"--set: {sizes:,} problem sizes x {one.considered:,} mappings each "
-                        f"(at the first size) is about {total:,} mappings, over map's limit "
-                        f"of {MAX_MAPPINGS:,}: narrow the ranges or coarsen their steps")
+    limit = MAX_MAPPINGS if limit is None else limit
+    at = _spread(sizes, COUNT_AT)
+    counted = tgt.search_kernel(kernel, {k: v[at] for k, v in values.items()}, frozenset(),
+                                1).considered
+    total = round(counted * sizes / len(at))
+    if total > limit:
+        raise SpecError(f"--set: {sizes:,} problem sizes x about {round(counted / len(at)):,} "
+                        f"mappings each (counted at {len(at)} sizes spread over the ranges) "
+                        f"is about {total:,} mappings, over map's limit of {limit:,}: narrow "
+                        "the ranges, coarsen their steps or raise --max-mappings")
+
+
+def _spread(n: int, k: int) -> list[int]:
+    """``k`` indices spread evenly over ``range(n)``, the first and last included."""
+    if n <= k:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
 
 
 def _kernel_cmd(problem: tuple[Any, Any, str], target: str, top: int, census: bool,
                 relieve: str | None, as_json: bool, verify: bool, bandwidth_bound: bool,
-                wide: bool = False) -> None:
+                wide: bool = False, max_mappings: int | None = None) -> None:
     """``map KERNEL --target T --set ...`` for a kernel target: its vectorised search."""
     from polyjoule.dse.cache import FormulaCache
     from polyjoule.search import target as targets
@@ -632,7 +657,7 @@ def _kernel_cmd(problem: tuple[Any, Any, str], target: str, top: int, census: bo
         raise UnknownNameError(f"--relieve: {relieve!r} is not a constraint {target} can "
                                f"relieve ({', '.join(tgt.relievable)})")
     with progress_bar(f"{kernel.name}: searching {target}"):
-        _check_mapspace(tgt, kernel, grid.values)
+        _check_mapspace(tgt, kernel, grid.values, max_mappings)
         res = tgt.search_kernel(kernel, grid.values, frozenset({relieve} if relieve else ()), top)
     if not as_json:  # the machine's header, once every input passed
         from polyjoule.reports.tables import comment

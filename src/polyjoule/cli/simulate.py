@@ -133,7 +133,7 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
 ) -> None:
-    """Run the cycle-level reference simulator: counts, makespan and checks vs numpy."""
+    """Run the cycle-level reference simulator: counts, makespan and checks vs the kernel's reference."""
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
     r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w, order=_order(order),

@@ -167,7 +167,7 @@ class LayerAnalysis:
 def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalysis:
     """Energy (total and by class), latency and its formula of one layer on ``array``."""
     from polyjoule.analysis import analyze
-    from polyjoule.analysis.latency import kernel_latency
+    from polyjoule.analysis.latency import schedule_report
     from polyjoule.frontends.tosa.layers import layer_kernel
 
     if layer.recognized is None:
@@ -177,7 +177,7 @@ def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalys
     try:
         a = analyze(k, array=array, energy_table=table, values=values)
         r = a.evaluate(values)
-        lat = kernel_latency(a, values)
+        lat = schedule_report(a, values)
     except PolyjouleError as e:
         return LayerAnalysis(layer, values, error=f"{type(e).__name__}: {e}")
     data = {

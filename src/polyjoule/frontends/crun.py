@@ -492,6 +492,11 @@ class CReference:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
 
+    @property
+    def label(self) -> str:
+        """This reference in a failure's words (the simulator's ``reference_label``)."""
+        return f"the C reference ({self.filename} run by the C interpreter)"
+
     def program(self) -> CProgram:
         return _compiled(self.text, self.filename, self.include_dirs, self.defines)
 

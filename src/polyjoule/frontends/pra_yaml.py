@@ -33,13 +33,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
 from polyjoule.frontends.pra_dump import transport_text
-from polyjoule.frontends.specfile import check_expression, read_yaml, validation_error
+from polyjoule.frontends.specerrors import spec_error
+from polyjoule.frontends.specfile import check_expression, read_yaml
 from polyjoule.model.affine import Affine, parse_affine, parse_when
 from polyjoule.model.expr import parse_expr
 from polyjoule.model.pra import (
@@ -55,7 +56,14 @@ from polyjoule.model.pra import (
 )
 
 _Strict = ConfigDict(extra="forbid", frozen=True)
-Scalar = int | str
+#: a bound, extent or shape entry: a number or an affine expression of the parameters
+Scalar = Annotated[int | str, Field(description="a whole number or an affine expression "
+                                                "like N - 1")]
+#: a parameter's smallest value, a dataset's value, a dependence entry: a whole number
+#: (not ``true``, not ``2.0``) within 64 bits
+Whole = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+#: a scalar immediate of a compute expression: a finite number
+Real = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class DimSpec(BaseModel):
@@ -79,7 +87,7 @@ class StatementSpec(BaseModel):
     input: str | None = None
     output: str | None = None
     from_: str | None = Field(default=None, alias="from")
-    dep: list[int] | None = None
+    dep: list[Whole] | None = None
     compute: str | None = None
     when: Any = Field(default_factory=list)  # checked by parse_when, which names the entry
 
@@ -98,10 +106,10 @@ class PRASpec(BaseModel):
     version: Literal[1] = 1
     name: str
     dtype: Literal["fp64", "fp32", "fp16", "int32", "int16", "int8"] = "fp32"
-    params: dict[str, int]
+    params: dict[str, Whole]
     dims: list[DimSpec] = Field(min_length=1)
     tensors: dict[str, TensorSpec] = Field(default_factory=dict)
-    scalars: dict[str, float] = Field(default_factory=dict)
+    scalars: dict[str, Real] = Field(default_factory=dict)
     statements: list[StatementSpec] = Field(min_length=1)
 
 
@@ -110,7 +118,7 @@ class KernelSpec(BaseModel):
     version: Literal[1] = 1
     name: str
     description: str = ""
-    datasets: dict[str, dict[str, int]] = Field(default_factory=dict)
+    datasets: dict[str, dict[str, Whole]] = Field(default_factory=dict)
     phases: list[PRASpec] = Field(min_length=1)
 
 
@@ -271,7 +279,8 @@ def load_kernel_data(data: Any, where: str) -> Kernel:
             return check_datasets(Kernel(ks.name, phases, ks.description, ks.datasets), where)
         ps = PRASpec.model_validate(data)
     except ValidationError as e:
-        raise validation_error(e, where) from None
+        raise spec_error(e, where, KernelSpec if "phases" in data else PRASpec,
+                         "docs/model.md") from None
     return Kernel(ps.name, (build_pra(ps, where),))
 
 

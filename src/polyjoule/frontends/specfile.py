@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from polyjoule.errors import DuplicateKeyError, InputLimitError, SpecError, UndecodableInput
 
@@ -152,27 +151,3 @@ def check_number(value: float, where: str, positive: bool = False,
     if integer and not -INT64_MAX - 1 <= value <= INT64_MAX:
         raise SpecError(f"{where}: {value!r} is outside the 64-bit integer range")
     return value
-
-
-def _field_path(loc: tuple[Any, ...]) -> str:
-    """``statements[1].when`` from pydantic's ``("statements", 1, "when")``.
-
-    Validator wrappers (``function-after[...]``) are pydantic's, not the user's: left out.
-    """
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif not (str(part).startswith("function-") and "[" in str(part)):
-            out += f".{part}" if out else str(part)
-    return out or "(top level)"
-
-
-def validation_error(e: ValidationError, where: str | Path) -> SpecError:
-    """Every error of ``e`` on one line: ``FILE: field: msg; field[2].x: msg; ...``.
-
-    The first error names the file and its field (what the CLI prints first); the others
-    follow, so a user fixes a file in one round instead of one error per run.
-    """
-    parts = [f"{_field_path(tuple(err['loc']))}: {err['msg']}" for err in e.errors()]
-    return SpecError(f"{where}: " + "; ".join(parts))

@@ -171,10 +171,10 @@ def _formula(text: str) -> Markup | None:
 
 def _schedule(a: Any, values: Mapping[str, int]) -> dict[str, Any]:
     """Per phase: order, ``lambda_J``/``lambda_K``, ``L_c``, latency and its formula."""
-    from polyjoule.analysis.latency import kernel_latency
+    from polyjoule.analysis.latency import schedule_report
 
     try:
-        lat = kernel_latency(a, dict(values))
+        lat = schedule_report(a, dict(values))
     except PolyjouleError as e:
         return {"error": str(e), "phases": [], "latency": None}
     phases = []

@@ -30,9 +30,9 @@ def test_shipped_builds_and_the_default_is_the_published_mapper_build():
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ("T: 4\nMAXDM: 16\n", "MAXDM: unknown key"),
+    ("T: 4\nMAXDM: 16\n", "MAXDM: unknown field (known: description, T, MAXDIM,"),
     ("T: 4\nMAXDIM: 18\n", "MAXDIM: MAXDIM=18 is not a multiple of T=4"),
-    ("QD: sixteen\n", "QD: Input should be a valid integer"),
+    ("QD: sixteen\n", "QD: must be a whole number (got 'sixteen')"),
     ("LOOP_DEPTH: 9\n", "LOOP_DEPTH"),
     ("- 1\n", "a mapping"),
 ])

@@ -165,7 +165,7 @@ def declaration(data: Any, where: str) -> ProcessorArray:
     spec = checked(overlay(base, plain), where)
     table = default_table()
     if spec.energy:
-        table = table.merged(spec.energy, f"{where}: energy")
+        table = table.merged(spec.energy, where, "energy")
     return _build(spec, {**base_src, **user_src}, table, where)
 
 

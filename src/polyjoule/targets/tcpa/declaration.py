@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from polyjoule.errors import SpecError
+from polyjoule.frontends.specerrors import spec_error
 
 COMPONENTS = ("pe", "register_file", "fifo", "io_buffer")
 BORDERS = ("north", "south", "west", "east")
@@ -110,17 +111,8 @@ class DeclarationSpec(_Strict):
     energy: dict[str, Any] = Field(default_factory=dict)
 
 
-#: pydantic's error types in the words of a declaration (``{...}`` from the error's context)
-PROBLEMS = {
-    "greater_than_equal": "must be at least {ge}", "greater_than": "must be greater than {gt}",
-    "less_than_equal": "must be at most {le:,}", "less_than": "must be less than {lt:,}",
-    "multiple_of": "must be a multiple of {multiple_of} bits",
-    "finite_number": "must be a finite number", "int_from_float": "must be a whole number",
-    "int_parsing": "must be a whole number", "int_type": "must be a whole number",
-    "float_parsing": "must be a number", "float_type": "must be a number",
-    "bool_type": "must be a number", "string_type": "must be a text",
-    "literal_error": "must be {expected}", "missing": "is missing (docs/arch.md)",
-}
+#: the declaration's own words where the shared ones are too general
+WORDS = {"multiple_of": "must be a multiple of {multiple_of} bits"}
 
 
 def checked(data: dict[str, Any], where: str) -> DeclarationSpec:
@@ -129,41 +121,7 @@ def checked(data: dict[str, Any], where: str) -> DeclarationSpec:
     try:
         return DeclarationSpec.model_validate(data)
     except ValidationError as e:
-        raise SpecError(f"{where}: " + "; ".join(_problem(err) for err in e.errors())) from None
-
-
-def _problem(err: Any) -> str:
-    """``pe.fd_depth: must be at least 1, got -4`` from one pydantic error."""
-    loc = tuple(str(p) for p in err["loc"])
-    path = ".".join(loc) or "(top level)"
-    kind, got = err["type"], err.get("input")
-    ctx = {k: int(v) if isinstance(v, float) and v.is_integer() else v  # 0.0 -> 0
-           for k, v in err.get("ctx", {}).items()}
-    if kind == "value_error":
-        return f"{path}: {ctx.get('error', err['msg'])}"
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        keys = _keys(loc)
-        what = f"a mapping of {', '.join(keys)}" if keys else "a mapping"
-        return f"{path}: must be {what} (docs/arch.md), got {got!r}"
-    if kind == "extra_forbidden":
-        known = _keys(loc[:-1])
-        return f"{path}: unknown field" + (f" (known: {', '.join(known)})" if known else "")
-    problem = PROBLEMS.get(kind)
-    if problem is None:
-        return f"{path}: {err['msg']}"
-    return f"{path}: {problem.format(**ctx)}" + ("" if kind == "missing" else f", got {got!r}")
-
-
-def _keys(loc: tuple[str, ...]) -> list[str]:
-    """The fields of the section at ``loc`` (``pe``: rd_registers, ...), or none."""
-    model: Any = DeclarationSpec
-    for part in loc:
-        field = getattr(model, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        model = next((a for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
-                      if isinstance(a, type) and issubclass(a, BaseModel)), None)
-    return list(model.model_fields) if model is not None else []
+        raise spec_error(e, where, DeclarationSpec, "docs/arch.md", WORDS) from None
 
 
 def _is_sourced(x: Any, where: str) -> bool:

@@ -23,7 +23,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from polyjoule.errors import SpecError, UnknownNameError
-from polyjoule.frontends.specfile import check_version, read_yaml, validation_error
+from polyjoule.frontends.specerrors import spec_error
+from polyjoule.frontends.specfile import check_version, read_yaml
 from polyjoule.targets.tcpa.locations import CLASSES
 
 #: libyaml's safe loader where built (the same documents, ~10x faster), else PyYAML's
@@ -81,45 +82,47 @@ class EnergyTable:
         except KeyError:
             raise SpecError(f"energy table {self.name!r}: no energy for op {op!r} on {dtype}") from None
 
-    def _known_op(self, dtype: str, op: str, where: str) -> None:
+    def _known_op(self, dtype: str, op: str, field: str) -> None:
         """A user table overrides known entries only: a typo is an error, not a no-op."""
         from polyjoule.model.expr import OPS
 
         if dtype not in self.op_pj:
-            raise UnknownNameError(f"{where}: op_pj.{dtype}: unknown dtype (known: "
+            raise UnknownNameError(f"{field}op_pj.{dtype}: unknown dtype (known: "
                                    f"{', '.join(self.op_pj)})")
         if op not in OPS | set(self.op_pj[dtype]):
-            raise UnknownNameError(f"{where}: op_pj.{dtype}.{op}: unknown operation (known: "
+            raise UnknownNameError(f"{field}op_pj.{dtype}.{op}: unknown operation (known: "
                                    f"{', '.join(sorted(OPS | set(self.op_pj[dtype])))})")
 
-    def merged(self, data: Any, where: str) -> EnergyTable:
-        """This table with the values of ``data`` (a parsed user file) overriding."""
-        check_version(data, where)
+    def merged(self, data: Any, where: str, at: str = "") -> EnergyTable:
+        """This table with the values of ``data`` (a parsed user file) overriding; ``at``
+        is where the table sits in the file (``energy`` of an array declaration)."""
+        field = f"{where}: {at}." if at else f"{where}: "  # errors: FILE: energy.access_pj..
+        check_version(data, f"{where}: {at}" if at else where)
         try:
             t = _Table.model_validate(data)
         except ValidationError as e:
-            raise validation_error(e, where) from None
+            raise spec_error(e, where, _Table, "docs/model.md", at=at) from None
         access = dict(self.access_pj)
         widths = {k: dict(v) for k, v in self.access_bits_pj.items()}
         ops = {k: dict(v) for k, v in self.op_pj.items()}
         sources = dict(self.sources)
         for k, e in t.access_pj.items():
-            access[k] = _value(e, f"{where}: access_pj.{k}", k)
+            access[k] = _value(e, f"{field}access_pj.{k}", k)
             sources[f"access.{k}"] = _source(e, where)
             if k not in t.access_pj_by_bits:
                 widths.pop(k, None)  # the shipped widths described the replaced value
         for k, entries in t.access_pj_by_bits.items():
             for bits, e in entries.items():
-                at = f"{where}: access_pj_by_bits.{k}.{bits}"
+                entry = f"{field}access_pj_by_bits.{k}.{bits}"
                 if bits < 8 or bits % 8:
-                    raise SpecError(f"{at}: word width {bits} is not a positive multiple of 8")
-                widths.setdefault(k, {})[bits] = _value(e, at, k)
+                    raise SpecError(f"{entry}: word width {bits} is not a positive multiple of 8")
+                widths.setdefault(k, {})[bits] = _value(e, entry, k)
                 sources[f"access.{k}.{bits}b"] = _source(e, where)
         for dt, entries in t.op_pj.items():
             for op, e in entries.items():
                 if where != "<default>":
-                    self._known_op(dt, op, where)
-                ops.setdefault(dt, {})[op] = _value(e, f"{where}: op_pj.{dt}.{op}")
+                    self._known_op(dt, op, field)
+                ops.setdefault(dt, {})[op] = _value(e, f"{field}op_pj.{dt}.{op}")
                 sources[f"op.{dt}.{op}"] = _source(e, where)
         name = t.name if where == "<default>" else f"{self.name} + {Path(where).name}"
         return EnergyTable(name, access, ops, sources, widths)

@@ -88,11 +88,9 @@ def parse_build(text: str, where: str) -> Build:
     try:
         spec = BuildSpec.model_validate(doc)
     except ValidationError as e:
-        err = e.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "-"
-        msg = "unknown key (build parameters: " + ", ".join(_FIELDS) + ")" \
-            if err["type"] == "extra_forbidden" else err["msg"]
-        raise BuildFileError(f"{where}: {field}: {msg}") from None
+        from polyjoule.frontends.specerrors import spec_error
+
+        raise spec_error(e, where, BuildSpec, "docs/tinytpu.md", error=BuildFileError) from None
     try:
         cfg = spec.config()
     except SpecError as e:

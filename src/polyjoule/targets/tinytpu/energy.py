@@ -24,7 +24,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from polyjoule.errors import EnergyTableError
-from polyjoule.frontends.specfile import read_yaml, validation_error
+from polyjoule.frontends.specerrors import spec_error
+from polyjoule.frontends.specfile import read_yaml
 from polyjoule.targets.tinytpu.assembler import Issue
 from polyjoule.targets.tinytpu.isa import Op
 from polyjoule.targets.tinytpu.params import Config
@@ -118,7 +119,8 @@ class UnitEnergies:
         try:
             t = _TableFile.model_validate(data)
         except ValidationError as e:
-            raise EnergyTableError(str(validation_error(e, where))) from None
+            raise spec_error(e, where, _TableFile, "docs/mapper.md",
+                             error=EnergyTableError) from None
         pj, bits, sources = dict(self.pj), dict(self.bits), dict(self.sources)
         for k, e in t.unit_pj.items():
             if k in WIDTH_ENTRIES and e.bits is None:

@@ -165,9 +165,10 @@ def parse_spec(doc: object, where: str) -> WorkloadSpec:
     try:
         spec = WorkloadSpec.model_validate(doc)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = ".".join(str(x) for x in err["loc"]) or "-"
-        raise WorkloadSpecError(f"{where}: {key}: {err['msg']}") from None
+        from polyjoule.frontends.specerrors import spec_error
+
+        raise spec_error(e, where, WorkloadSpec, "docs/tinytpu.md",
+                         error=WorkloadSpecError) from None
     broken = _check_rules(spec)
     if broken is not None:
         raise WorkloadSpecError(f"{where}: {broken}")
