@@ -36,6 +36,8 @@ import numpy as np
 import sympy
 
 from polyjoule.analysis.intprint import compile_exprs
+from polyjoule.analysis.occupancy import (Transport, box_windows, coupled_depth, issue_run,
+                                          largest_box, transports)
 from polyjoule.analysis.scan import ScanSchedule
 from polyjoule.mapping.legality import Causes, Illegal
 from polyjoule.model.affine import Affine
@@ -125,6 +127,66 @@ class FifoRules:
     def _dist(self, statement: str) -> tuple[int, ...]:
         return next(f.case.dist for f in self.demands if f.statement == statement)
 
+    @cached_property
+    def _lam_fn(self) -> Any:
+        n = self.candidate.pra.n
+        return compile_exprs(list(self.candidate.lambda_J), [f"p{l}" for l in range(n)], {},
+                             vector=True)
+
+    @cached_property
+    def _moves(self) -> dict[str, Transport]:
+        return {mv.statement: mv for mv in transports(self.candidate.pra)}
+
+    def tight(self, depth: Any, cap: int, extents: Sequence[Any], p: Sequence[Any],
+              values: Mapping[str, Any]) -> np.ndarray:
+        """``depth`` (from :meth:`needs`) with every point it refuses (``> cap``) counted
+        exactly: ``ceil(lambda_J . d / pi)`` holds only where the consumers start every
+        ``pi`` cycles for that long (:func:`~polyjoule.analysis.occupancy.issue_run`); a
+        condition leaving out boundary points, or a skew's empty slots, leave fewer in
+        flight (the values one window of the consumers' start cycles holds, as the
+        simulator measures)."""
+        shape = np.broadcast_shapes(np.shape(depth), *(np.shape(x) for x in (*extents, *p)))
+        flat = np.broadcast_to(np.asarray(depth, dtype=np.int64), shape).reshape(-1)
+        rows = np.flatnonzero(flat > cap)
+        if not rows.size:
+            return np.broadcast_to(depth, shape)
+        at = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1)[rows]
+              for x in (*extents, *p)]
+        n = len(extents)
+        ext, q = at[:n], [np.maximum(x, 1) for x in at[n:]]
+        vals = {k: np.broadcast_to(np.asarray(values[k], dtype=np.int64), shape).reshape(-1)[rows]
+                for k in self.candidate.pra.params}
+        got = self._lam_fn(*q)
+        lam = [np.broadcast_to(np.asarray(x, dtype=np.int64), rows.shape)
+               for x in ([got] if n == 1 else got)]
+        exact = np.zeros(rows.size, np.int64)
+        for f in self.demands:
+            exact = np.maximum(exact, self._exact(f, lam, ext, q, vals))
+        out = flat.copy()
+        out[rows] = exact
+        return out.reshape(shape)
+
+    def _exact(self, f: FifoDemand, lam: list[np.ndarray], ext: list[np.ndarray],
+               q: list[np.ndarray], vals: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One FIFO's depth at the points (rows) given, counted on the consumers' box."""
+        mv = self._moves[f.statement]
+        wait = np.sum([lam[l] * d for l, d in enumerate(mv.dep)], axis=0)
+        has = np.asarray(np.broadcast_to(f.case.nonempty(ext, q), wait.shape))
+        words = np.where(has, -(-wait // self.pi), 0)
+        if mv.coupled:  # consumers fewer than a box: every tile counted, point by point
+            return np.asarray([coupled_depth(self.candidate.pra, mv, [int(x[i]) for x in lam],
+                                             [int(x[i]) for x in q],
+                                             {k: int(v[i]) for k, v in vals.items()})
+                               if has[i] else 0 for i in range(wait.size)], dtype=np.int64)
+        sizes = largest_box(mv, vals, ext, q)
+        some = has & np.logical_and.reduce([s > 0 for s in sizes])
+        out = np.where(some, words, 0)
+        short = some & (issue_run(sizes, lam, self.candidate.order, self.pi) < words)
+        if short.any():
+            out[short] = box_windows([s[short] for s in sizes], [x[short] for x in lam],
+                                     wait[short])
+        return out
+
 
 def spans(pra: PRA, statement: str) -> list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]:
     """Per dim the bounds a statement's condition space puts on it alone: lower bounds
@@ -212,7 +274,8 @@ def _per_tile(used: Mapping[str, Any], bounds: Mapping[tuple[str, int], Any],
             lo, hi = (x[rows][:, None] for x in bounds[st, l])
             el, ql = e[l][:, None], q[l][:, None]
             start = np.maximum(k * ql + max(d, 0), lo)
-            end = np.minimum(np.minimum(k * ql + ql - 1 + min(d, 0), el - 1), hi)
+            # the source i - d lies in the domain too (a bound ``_spans`` drops as implied)
+            end = np.minimum(np.minimum(k * ql + ql - 1, el - 1) + min(d, 0), hi)
             dims = [1] * len(kmax)
             dims[l] = kmax[l]
             where = where & ((k * ql < el) & (start <= end)).reshape(n, *dims)

@@ -51,6 +51,7 @@ class Transport:
     dep: tuple[int, ...]
     single: tuple[tuple[int, int, Affine, bool], ...]
     coupled: tuple[tuple[tuple[int, ...], Affine, bool], ...]
+    statement: str = ""
 
 
 def transports(pra: PRA) -> tuple[Transport, ...]:
@@ -70,7 +71,8 @@ def transports(pra: PRA) -> tuple[Transport, ...]:
                 single.append((dims[0], vec[dims[0]], rest, c.eq))
             else:
                 coupled.append((vec, rest, c.eq))
-        out.append(Transport(tuple(int(x) for x in s.dep or ()), tuple(single), tuple(coupled)))
+        out.append(Transport(tuple(int(x) for x in s.dep or ()), tuple(single), tuple(coupled),
+                             s.id))
     return tuple(out)
 
 
@@ -226,6 +228,12 @@ class ExactFifos:
             depth[i], count[i] = use.depth, use.count
         return depth.reshape(shape), count.reshape(shape)
 
+    def tight(self, depth: Any, cap: int, extents: Sequence[Any], p: Sequence[Any],
+              values: Mapping[str, Any]) -> Any:
+        """``depth`` as it is: counted on the tiles' points already (read like
+        :meth:`~polyjoule.analysis.capacity.FifoRules.tight`)."""
+        return depth
+
     @cached_property
     def moves(self) -> tuple[Transport, ...]:
         return transports(self.pra)
@@ -239,3 +247,79 @@ class ExactFifos:
                 self._memo.clear()
             hit = self._memo[key] = fifo_use(self.pra, self.lambda_J, p, values, self.moves)
         return hit
+
+
+# --- the deepest FIFO at many points at once (the exact ``fd-depth`` of a scanning order) ---
+
+
+def largest_box(mv: Transport, values: Mapping[str, np.ndarray], ext: Sequence[np.ndarray],
+                p: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per dim, per point: the most intra-tile indices any tile's consumers of ``mv`` span
+    (:func:`_consumers` at every point at once, its single-dim bounds only); 0 where a dim
+    has none. The box of these sizes is a tile's (dims are independent)."""
+    n = ext[0].size
+    lo = [np.zeros(n, np.int64) for _ in ext]
+    hi = [np.asarray(e, dtype=np.int64) - 1 for e in ext]
+    for l, a, rest, eq in mv.single:
+        r = np.broadcast_to(np.asarray(rest.evaluate(values), dtype=np.int64), (n,))
+        if a > 0 or eq:
+            lo[l] = np.maximum(lo[l], -(r // a) if a > 0 else -(-r // -a))
+        if a < 0 or eq:
+            hi[l] = np.minimum(hi[l], r // -a if a < 0 else -r // a)
+    out = []
+    for l, d in enumerate(mv.dep):
+        e, q = np.asarray(ext[l], dtype=np.int64), np.maximum(np.asarray(p[l], dtype=np.int64), 1)
+        t = -(-e // q)
+        k = np.arange(max(int(t.max(initial=1)), 1), dtype=np.int64)[None, :] * q[:, None]
+        a = np.maximum(lo[l][:, None] - k, 0)
+        b = np.minimum(hi[l][:, None] - k, q[:, None] - 1)
+        tiled = (q < e)[:, None]
+        a = np.where(tiled, np.maximum(a, d), a)
+        b = np.where(tiled, np.minimum(b, q[:, None] - 1 + d), b)
+        size = np.where(k < e[:, None], np.maximum(b - a + 1, 0), 0)
+        out.append(size.max(axis=1))
+    return out
+
+
+def issue_run(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], order: Sequence[int],
+              pi: int) -> np.ndarray:
+    """Per point: how many of a box's starts follow one another every ``pi`` cycles from its
+    first (innermost dim first; a dim joins the run while the previous ones' span plus
+    ``pi`` is its ``lambda``). A window of ``W <= pi * run`` cycles then holds
+    ``ceil(W / pi)`` starts: the closed form is the exact depth."""
+    run = np.ones(sizes[0].shape, np.int64)
+    span = np.zeros_like(run)
+    going = np.ones(run.shape, bool)
+    for l in order:
+        n, a = np.asarray(sizes[l], dtype=np.int64), np.abs(np.asarray(lam[l], dtype=np.int64))
+        joins = going & (n > 1) & (a == span + pi)
+        run = np.where(joins, run * n, run)
+        span = np.where(joins, span + a * (n - 1), span)
+        going = going & ((n <= 1) | joins)
+    return run
+
+
+def box_windows(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], wait: np.ndarray
+                ) -> np.ndarray:
+    """:func:`box_window` per point, once per distinct (sizes, lambda, wait)."""
+    rows = np.stack([*(np.asarray(x, dtype=np.int64) for x in (*sizes, *lam)),
+                     np.asarray(wait, dtype=np.int64)], axis=1)
+    keys, back = np.unique(rows, axis=0, return_inverse=True)
+    n = len(sizes)
+    got = np.asarray([box_window(tuple(int(x) for x in r[:n]), tuple(int(x) for x in r[n:2 * n]),
+                                 int(r[-1])) for r in keys], dtype=np.int64)
+    return got[np.ravel(back)]
+
+
+def coupled_depth(pra: PRA, mv: Transport, lam: Sequence[int], p: Sequence[int],
+                  values: Mapping[str, int]) -> int:
+    """The deepest FIFO of one transport whose condition couples dims, at one point."""
+    ext = [int(d.extent.evaluate(values)) for d in pra.dims]
+    p = [max(int(q), 1) for q in p]
+    t = [max(-(-e // q), 1) for e, q in zip(ext, p, strict=True)]
+    lam_ = np.asarray([int(x) for x in lam], dtype=np.int64)
+    lo, hi = _bounds(mv, values, ext)
+    coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(values), eq)
+               for vec, rest, eq in mv.coupled]
+    return _coupled_tiles(_consumers(mv, lo, hi, ext, p, t), coupled, lam_, p,
+                          int(lam_ @ np.asarray(mv.dep, dtype=np.int64)))[1]

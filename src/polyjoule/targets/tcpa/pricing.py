@@ -220,13 +220,18 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
     ok = np.logical_or.reduce(feas) if pool else np.zeros(n, bool)
     depth = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
+    cap = caps.fd_depth_words
     for j, c in enumerate(pool):
-        d, m = _fifo_rules(c).needs(extents, p, v)
+        rules = _fifo_rules(c)
+        d, m = rules.needs(extents, p, v)
+        # the closed form bounds the depth; where it refuses, the count on the consumers
+        mine = (pick == j) & ok
+        d = np.where(mine, rules.tight(np.where(mine, d, 0), cap, extents, p, v), d)
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
     if order is None and sched.auto and miss.any():  # skewed orders, all points at once
-        found, sk = sched.skew.points(v, extents, p, miss)
+        found, sk = sched.skew.points(v, extents, p, miss, cap)
         lat, depth, count = (np.where(found, x, y) for x, y in zip(sk, (lat, depth, count),
                                                                       strict=True))
         ok, miss = ok | found, miss & ~found
@@ -442,6 +447,7 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
                  if cs.method == "scan"
                  else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
         depth, count = rules.needs(extents, sizes, v)
+        depth = rules.tight(depth, caps.fd_depth_words, extents, sizes, v)
         check(out, caps, {"fd-depth": depth, "fd-count": count,
                           "rd-count": np.asarray([rd_need(ph.pra)])})
     iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
