@@ -36,8 +36,14 @@ import numpy as np
 import sympy
 
 from polyjoule.analysis.intprint import compile_exprs
-from polyjoule.analysis.occupancy import (Transport, box_windows, coupled_depth, issue_run,
-                                          largest_box, transports)
+from polyjoule.analysis.occupancy import (
+    Transport,
+    box_windows,
+    coupled_depth,
+    issue_run,
+    largest_box,
+    transports,
+)
 from polyjoule.analysis.scan import ScanSchedule
 from polyjoule.mapping.legality import Causes, Illegal
 from polyjoule.model.affine import Affine
