@@ -4,9 +4,11 @@ A mapping the schedule accepts may still not fit the PEs it runs on. Each rule i
 cause (``docs/arch.md``, "Capacity rules"):
 
 * ``fd-depth``: an intra-tile dependence ``d`` keeps a value in the PE's feedback FIFO from
-  its producer's start to its consumer's, ``lambda_J . d`` cycles: ``ceil(lambda_J . d / pi)``
-  values are in flight (GESUMMV, ``lambda_J = (1, p0)``: the propagation along ``i1`` needs
-  ``p0``). Counted only where the intra-tile case has points.
+  its producer's start to its consumer's, ``lambda_J . d`` cycles: at most
+  ``ceil(lambda_J . d / pi)`` values are in flight (GESUMMV, ``lambda_J = (1, p0)``: the
+  propagation along ``i1`` needs ``p0``). Counted only where the intra-tile case has points.
+  Exactly that many only where the consumers start every ``pi`` cycles for that long; the
+  points this bound refuses are counted again on the consumers (:meth:`FifoRules.tight`).
 * ``fd-count``: one FIFO per transport statement whose intra-tile case has points in a PE,
   the most any PE needs. A statement's condition space bounds each dim on its own
   (``i >= 1``, ``i == N - 2``: a box) in every built-in stencil, so the tiles holding its

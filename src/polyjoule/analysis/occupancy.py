@@ -3,8 +3,9 @@
 Where a scanning order schedules a tile, ``fd-depth`` has a closed form
 (:mod:`~polyjoule.analysis.capacity`: ``ceil(lambda_J . d / pi)`` words). A schedule of the
 integer program (:meth:`~polyjoule.analysis.schedule.Schedule.ilp_at`) may leave issue
-slots empty, so that bound can exceed what the PE holds. At one design point the tile sizes
-are concrete, and the use is counted here as the simulator measures it:
+slots empty, and a statement leaving out boundary points (``1 <= i <= N - 2``) has fewer
+consumers than the tile, so that bound can exceed what the PE holds. At one design point the
+tile sizes are concrete, and the use is counted here as the simulator measures it:
 
 * a transport ``x[i] = y[i - d]`` whose source runs on the same PE pushes its value when the
   producer iteration starts (``lambda_J . (j - d)`` in the tile) and pops it when the
