@@ -107,10 +107,12 @@ class FifoRules:
         return out
 
     def needs(self, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+              values: Mapping[str, Any] | None = None, cap: int | None = None,
+              where: Any = True) -> tuple[np.ndarray, np.ndarray]:
         """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
         (``values``: the parameters, for the statements' bounds; without them a statement
-        counts in every PE, an upper bound)."""
+        counts in every PE, an upper bound). ``cap``: the declared depth; the points (of
+        ``where``) the closed form puts above it are counted exactly (:meth:`tight`)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
         depth = np.zeros(shape, dtype=np.int64)
         if not self.demands:
@@ -119,17 +121,28 @@ class FifoRules:
         if len(self.demands) == 1:
             vals = [vals]
         by_stmt: dict[str, np.ndarray] = {}
-        for f, v in zip(self.demands, vals, strict=True):
+        plain = []
+        for i, (f, v) in enumerate(zip(self.demands, vals, strict=True)):
             has = np.broadcast_to(f.case.nonempty(extents, p), shape)
             words = np.where(has, -(-np.asarray(v, dtype=np.int64) // self.pi), 0)
             depth = np.maximum(depth, words)
             by_stmt[f.statement] = by_stmt.get(f.statement, np.zeros(shape, bool)) | (has & (words > 0))
+            if i in self._plain:
+                plain.append((self._plain[i], has, words))
         used = {st: (m, dict(zip(range(len(extents)), self._dist(st), strict=False)))
                 for st, m in by_stmt.items()}
         if values is None:
             count = np.sum([np.broadcast_to(m, shape) for m, _ in used.values()], axis=0)
         else:
             count = per_pe(self._spans, used, extents, p, values, shape)
+        if cap is not None and values is not None:
+            over = (depth > cap) & where
+            for inner, has, words in plain:  # the closed form is the count there
+                fits = has & (words == depth)
+                for l in inner:
+                    fits = fits & (np.asarray(p[l]) <= np.asarray(extents[l]))
+                over = over & ~fits
+            depth = self.tight(depth, over, extents, p, values)
         return depth, np.asarray(count, dtype=np.int64)
 
     def _dist(self, statement: str) -> tuple[int, ...]:
@@ -145,17 +158,36 @@ class FifoRules:
     def _moves(self) -> dict[str, Transport]:
         return {mv.statement: mv for mv in transports(self.candidate.pra)}
 
-    def tight(self, depth: Any, cap: int, extents: Sequence[Any], p: Sequence[Any],
+    @cached_property
+    def _plain(self) -> dict[int, tuple[int, ...]]:
+        """Demands whose closed form is their count by their shape alone (GEMM's): a plain
+        scanning order, a distance of one along one dim and a condition that cuts no dim
+        short; per such demand (index) the dims scanned inside that one. Its consumers fill
+        every tile but the first row along that dim, a run of ``pi``-spaced starts as long
+        as the window wherever those inner dims' tiles fit in their extents."""
+        c = self.candidate
+        if any(getattr(c, "skew", ())):
+            return {}
+        out = {}
+        for i, f in enumerate(self.demands):
+            dims = [l for l, d in enumerate(f.case.dist) if d]
+            if (len(dims) != 1 or f.case.dist[dims[0]] != 1 or self._moves[f.statement].coupled
+                    or any(lo or hi for lo, hi in self._spans[f.statement])):
+                continue
+            out[i] = tuple(c.order[:c.order.index(dims[0])])
+        return out
+
+    def tight(self, depth: Any, over: Any, extents: Sequence[Any], p: Sequence[Any],
               values: Mapping[str, Any]) -> np.ndarray:
-        """``depth`` (from :meth:`needs`) with every point it refuses (``> cap``) counted
-        exactly: ``ceil(lambda_J . d / pi)`` holds only where the consumers start every
-        ``pi`` cycles for that long (:func:`~polyjoule.analysis.occupancy.issue_run`); a
-        condition leaving out boundary points, or a skew's empty slots, leave fewer in
-        flight (the values one window of the consumers' start cycles holds, as the
-        simulator measures)."""
-        shape = np.broadcast_shapes(np.shape(depth), *(np.shape(x) for x in (*extents, *p)))
+        """``depth`` (from the closed form) counted exactly at the points ``over``:
+        ``ceil(lambda_J . d / pi)`` holds only where the consumers start every ``pi``
+        cycles for that long (:func:`~polyjoule.analysis.occupancy.issue_run`); a condition
+        leaving out boundary points, or a skew's empty slots, leave fewer in flight (the
+        values one window of the consumers' start cycles holds, as the simulator measures)."""
+        shape = np.broadcast_shapes(np.shape(depth), np.shape(over),
+                                    *(np.shape(x) for x in (*extents, *p)))
         flat = np.broadcast_to(np.asarray(depth, dtype=np.int64), shape).reshape(-1)
-        rows = np.flatnonzero(flat > cap)
+        rows = np.flatnonzero(np.broadcast_to(over, shape))
         if not rows.size:
             return np.broadcast_to(depth, shape)
         at = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1)[rows]

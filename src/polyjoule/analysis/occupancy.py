@@ -214,9 +214,11 @@ class ExactFifos:
     lambda_J: tuple[int, ...]
     _memo: dict[tuple[int, ...], FifoUse] = field(default_factory=dict, repr=False)
 
-    def needs(self, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in."""
+    def needs(self, extents: Sequence[Any], p: Sequence[Any], values: Mapping[str, Any],
+              cap: int | None = None, where: Any = True) -> tuple[np.ndarray, np.ndarray]:
+        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
+        (exact everywhere: ``cap`` and ``where`` are read as by
+        :meth:`~polyjoule.analysis.capacity.FifoRules.needs`, and need nothing)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)),
                                     *(np.shape(values[k]) for k in self.pra.params))
         sizes = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).ravel() for x in p]
@@ -228,12 +230,6 @@ class ExactFifos:
             use = self.at({k: int(v[i]) for k, v in vals.items()}, [int(x[i]) for x in sizes])
             depth[i], count[i] = use.depth, use.count
         return depth.reshape(shape), count.reshape(shape)
-
-    def tight(self, depth: Any, cap: int, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any]) -> Any:
-        """``depth`` as it is: counted on the tiles' points already (read like
-        :meth:`~polyjoule.analysis.capacity.FifoRules.tight`)."""
-        return depth
 
     @cached_property
     def moves(self) -> tuple[Transport, ...]:

@@ -264,7 +264,7 @@ class Skewed:
                ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(found, (latency, FIFO depth, FIFO count)) at the points ``where`` (a 1-D mask),
         as the map search prices them; ``cap``: the declared FIFO depth, the depths above
-        it counted exactly (:meth:`FifoRules.tight`)."""
+        it counted exactly (:meth:`FifoRules.needs`)."""
         n = where.size
         out = [np.zeros(n, np.int64) for _ in range(3)]
         if not where.any() or not self.families:
@@ -274,10 +274,8 @@ class Skewed:
         found = where & (pick >= 0)
         out[0] = np.where(found, lat, 0)
         for j in np.unique(pick[found]):
-            d, m = self.fifo(int(j)).needs(extents, p, values)
             mask = found & (pick == j)
-            if cap is not None:
-                d = self.fifo(int(j)).tight(np.where(mask, d, 0), cap, extents, p, values)
+            d, m = self.fifo(int(j)).needs(extents, p, values, cap, mask)
             out[1] = np.where(mask, np.broadcast_to(d, (n,)), out[1])
             out[2] = np.where(mask, np.broadcast_to(m, (n,)), out[2])
         return found, (out[0], out[1], out[2])

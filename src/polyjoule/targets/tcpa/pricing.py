@@ -221,12 +221,8 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
     depth = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
     cap = caps.fd_depth_words
-    for j, c in enumerate(pool):
-        rules = _fifo_rules(c)
-        d, m = rules.needs(extents, p, v)
-        # the closed form bounds the depth; where it refuses, the count on the consumers
-        mine = (pick == j) & ok
-        d = np.where(mine, rules.tight(np.where(mine, d, 0), cap, extents, p, v), d)
+    for j, c in enumerate(pool):  # the depth counted where the closed form refuses
+        d, m = _fifo_rules(c).needs(extents, p, v, cap, (pick == j) & ok)
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
@@ -446,8 +442,7 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
         rules = (_fifo_rules(next(c for c in s.candidates if c.order == cs.order))
                  if cs.method == "scan"
                  else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
-        depth, count = rules.needs(extents, sizes, v)
-        depth = rules.tight(depth, caps.fd_depth_words, extents, sizes, v)
+        depth, count = rules.needs(extents, sizes, v, caps.fd_depth_words)
         check(out, caps, {"fd-depth": depth, "fd-count": count,
                           "rd-count": np.asarray([rd_need(ph.pra)])})
     iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
