@@ -158,7 +158,16 @@ def _boxes(ranges: list[np.ndarray], lam: np.ndarray, wait: int) -> tuple[np.nda
 def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
     """The most start cycles ``lam . j`` of a box of ``sizes`` points per dim one window of
     ``wait`` cycles holds (the same wherever the box lies: a shift moves every start
-    alike)."""
+    alike). Where one dim's ``lambda`` exceeds the others' span (a lexicographic scan), a
+    window meets at most ``wait // lambda + 2`` of its rows, and any that many consecutive
+    rows are alike: the box is counted with that many."""
+    a_ = [abs(int(x)) for x in lam]
+    span = sum(x * (n - 1) for x, n in zip(a_, sizes, strict=True))
+    if wait > span:
+        return int(np.prod(sizes, dtype=np.int64))
+    m = int(np.argmax(a_))
+    if a_[m] > span - a_[m] * (sizes[m] - 1):
+        sizes = (*sizes[:m], min(sizes[m], wait // a_[m] + 2), *sizes[m + 1:])
     start = np.zeros((1,) * len(sizes), dtype=np.int64)
     for l, (n, a) in enumerate(zip(sizes, lam, strict=True)):
         shape = [1] * len(sizes)
