@@ -4,9 +4,11 @@ A mapping the schedule accepts may still not fit the PEs it runs on. Each rule i
 cause (``docs/arch.md``, "Capacity rules"):
 
 * ``fd-depth``: an intra-tile dependence ``d`` keeps a value in the PE's feedback FIFO from
-  its producer's start to its consumer's, ``lambda_J . d`` cycles: ``ceil(lambda_J . d / pi)``
-  values are in flight (GESUMMV, ``lambda_J = (1, p0)``: the propagation along ``i1`` needs
-  ``p0``). Counted only where the intra-tile case has points.
+  its producer's start to its consumer's, ``lambda_J . d`` cycles: at most
+  ``ceil(lambda_J . d / pi)`` values are in flight (GESUMMV, ``lambda_J = (1, p0)``: the
+  propagation along ``i1`` needs ``p0``). Counted only where the intra-tile case has points.
+  Exactly that many only where the consumers start every ``pi`` cycles for that long; the
+  points this bound refuses are counted again on the consumers (:meth:`FifoRules.tight`).
 * ``fd-count``: one FIFO per transport statement whose intra-tile case has points in a PE,
   the most any PE needs. A statement's condition space bounds each dim on its own
   (``i >= 1``, ``i == N - 2``: a box) in every built-in stencil, so the tiles holding its
@@ -36,6 +38,14 @@ import numpy as np
 import sympy
 
 from polyjoule.analysis.intprint import compile_exprs
+from polyjoule.analysis.occupancy import (
+    Transport,
+    box_windows,
+    coupled_depth,
+    issue_run,
+    largest_box,
+    transports,
+)
 from polyjoule.analysis.scan import ScanSchedule
 from polyjoule.mapping.legality import Causes, Illegal
 from polyjoule.model.affine import Affine
@@ -97,10 +107,12 @@ class FifoRules:
         return out
 
     def needs(self, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+              values: Mapping[str, Any] | None = None, cap: int | None = None,
+              where: Any = True) -> tuple[np.ndarray, np.ndarray]:
         """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
         (``values``: the parameters, for the statements' bounds; without them a statement
-        counts in every PE, an upper bound)."""
+        counts in every PE, an upper bound). ``cap``: the declared depth; the points (of
+        ``where``) the closed form puts above it are counted exactly (:meth:`tight`)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
         depth = np.zeros(shape, dtype=np.int64)
         if not self.demands:
@@ -109,21 +121,111 @@ class FifoRules:
         if len(self.demands) == 1:
             vals = [vals]
         by_stmt: dict[str, np.ndarray] = {}
-        for f, v in zip(self.demands, vals, strict=True):
+        plain = []
+        for i, (f, v) in enumerate(zip(self.demands, vals, strict=True)):
             has = np.broadcast_to(f.case.nonempty(extents, p), shape)
             words = np.where(has, -(-np.asarray(v, dtype=np.int64) // self.pi), 0)
             depth = np.maximum(depth, words)
             by_stmt[f.statement] = by_stmt.get(f.statement, np.zeros(shape, bool)) | (has & (words > 0))
+            if i in self._plain:
+                plain.append((self._plain[i], has, words))
         used = {st: (m, dict(zip(range(len(extents)), self._dist(st), strict=False)))
                 for st, m in by_stmt.items()}
         if values is None:
             count = np.sum([np.broadcast_to(m, shape) for m, _ in used.values()], axis=0)
         else:
             count = per_pe(self._spans, used, extents, p, values, shape)
+        if cap is not None and values is not None:
+            over = (depth > cap) & where
+            for inner, has, words in plain:  # the closed form is the count there
+                fits = has & (words == depth)
+                for l in inner:
+                    fits = fits & (np.asarray(p[l]) <= np.asarray(extents[l]))
+                over = over & ~fits
+            depth = self.tight(depth, over, extents, p, values)
         return depth, np.asarray(count, dtype=np.int64)
 
     def _dist(self, statement: str) -> tuple[int, ...]:
         return next(f.case.dist for f in self.demands if f.statement == statement)
+
+    @cached_property
+    def _lam_fn(self) -> Any:
+        n = self.candidate.pra.n
+        return compile_exprs(list(self.candidate.lambda_J), [f"p{l}" for l in range(n)], {},
+                             vector=True)
+
+    @cached_property
+    def _moves(self) -> dict[str, Transport]:
+        return {mv.statement: mv for mv in transports(self.candidate.pra)}
+
+    @cached_property
+    def _plain(self) -> dict[int, tuple[int, ...]]:
+        """Demands whose closed form is their count by their shape alone (GEMM's): a plain
+        scanning order, a distance of one along one dim and a condition that cuts no dim
+        short; per such demand (index) the dims scanned inside that one. Its consumers fill
+        every tile but the first row along that dim, a run of ``pi``-spaced starts as long
+        as the window wherever those inner dims' tiles fit in their extents."""
+        c = self.candidate
+        if any(getattr(c, "skew", ())):
+            return {}
+        out = {}
+        for i, f in enumerate(self.demands):
+            dims = [l for l, d in enumerate(f.case.dist) if d]
+            if (len(dims) != 1 or f.case.dist[dims[0]] != 1 or self._moves[f.statement].coupled
+                    or any(lo or hi for lo, hi in self._spans[f.statement])):
+                continue
+            out[i] = tuple(c.order[:c.order.index(dims[0])])
+        return out
+
+    def tight(self, depth: Any, over: Any, extents: Sequence[Any], p: Sequence[Any],
+              values: Mapping[str, Any]) -> np.ndarray:
+        """``depth`` (from the closed form) counted exactly at the points ``over``:
+        ``ceil(lambda_J . d / pi)`` holds only where the consumers start every ``pi``
+        cycles for that long (:func:`~polyjoule.analysis.occupancy.issue_run`); a condition
+        leaving out boundary points, or a skew's empty slots, leave fewer in flight (the
+        values one window of the consumers' start cycles holds, as the simulator measures)."""
+        shape = np.broadcast_shapes(np.shape(depth), np.shape(over),
+                                    *(np.shape(x) for x in (*extents, *p)))
+        flat = np.broadcast_to(np.asarray(depth, dtype=np.int64), shape).reshape(-1)
+        rows = np.flatnonzero(np.broadcast_to(over, shape))
+        if not rows.size:
+            return np.broadcast_to(depth, shape)
+        at = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1)[rows]
+              for x in (*extents, *p)]
+        n = len(extents)
+        ext, q = at[:n], [np.maximum(x, 1) for x in at[n:]]
+        vals = {k: np.broadcast_to(np.asarray(values[k], dtype=np.int64), shape).reshape(-1)[rows]
+                for k in self.candidate.pra.params}
+        got = self._lam_fn(*q)
+        lam = [np.broadcast_to(np.asarray(x, dtype=np.int64), rows.shape)
+               for x in ([got] if n == 1 else got)]
+        exact = np.zeros(rows.size, np.int64)
+        for f in self.demands:
+            exact = np.maximum(exact, self._exact(f, lam, ext, q, vals))
+        out = flat.copy()
+        out[rows] = exact
+        return out.reshape(shape)
+
+    def _exact(self, f: FifoDemand, lam: list[np.ndarray], ext: list[np.ndarray],
+               q: list[np.ndarray], vals: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One FIFO's depth at the points (rows) given, counted on the consumers' box."""
+        mv = self._moves[f.statement]
+        wait = np.sum([lam[l] * d for l, d in enumerate(mv.dep)], axis=0)
+        has = np.asarray(np.broadcast_to(f.case.nonempty(ext, q), wait.shape))
+        words = np.where(has, -(-wait // self.pi), 0)
+        if mv.coupled:  # consumers fewer than a box: every tile counted, point by point
+            return np.asarray([coupled_depth(self.candidate.pra, mv, [int(x[i]) for x in lam],
+                                             [int(x[i]) for x in q],
+                                             {k: int(v[i]) for k, v in vals.items()})
+                               if has[i] else 0 for i in range(wait.size)], dtype=np.int64)
+        sizes = largest_box(mv, vals, ext, q)
+        some = has & np.logical_and.reduce([s > 0 for s in sizes])
+        out = np.where(some, words, 0)
+        short = some & (issue_run(sizes, lam, self.candidate.order, self.pi) < words)
+        if short.any():
+            out[short] = box_windows([s[short] for s in sizes], [x[short] for x in lam],
+                                     wait[short])
+        return out
 
 
 def spans(pra: PRA, statement: str) -> list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]:
@@ -212,7 +314,8 @@ def _per_tile(used: Mapping[str, Any], bounds: Mapping[tuple[str, int], Any],
             lo, hi = (x[rows][:, None] for x in bounds[st, l])
             el, ql = e[l][:, None], q[l][:, None]
             start = np.maximum(k * ql + max(d, 0), lo)
-            end = np.minimum(np.minimum(k * ql + ql - 1 + min(d, 0), el - 1), hi)
+            # the source i - d lies in the domain too (a bound ``_spans`` drops as implied)
+            end = np.minimum(np.minimum(k * ql + ql - 1, el - 1) + min(d, 0), hi)
             dims = [1] * len(kmax)
             dims[l] = kmax[l]
             where = where & ((k * ql < el) & (start <= end)).reshape(n, *dims)

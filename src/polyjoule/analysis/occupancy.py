@@ -3,8 +3,9 @@
 Where a scanning order schedules a tile, ``fd-depth`` has a closed form
 (:mod:`~polyjoule.analysis.capacity`: ``ceil(lambda_J . d / pi)`` words). A schedule of the
 integer program (:meth:`~polyjoule.analysis.schedule.Schedule.ilp_at`) may leave issue
-slots empty, so that bound can exceed what the PE holds. At one design point the tile sizes
-are concrete, and the use is counted here as the simulator measures it:
+slots empty, and a statement leaving out boundary points (``1 <= i <= N - 2``) has fewer
+consumers than the tile, so that bound can exceed what the PE holds. At one design point the
+tile sizes are concrete, and the use is counted here as the simulator measures it:
 
 * a transport ``x[i] = y[i - d]`` whose source runs on the same PE pushes its value when the
   producer iteration starts (``lambda_J . (j - d)`` in the tile) and pops it when the
@@ -51,6 +52,7 @@ class Transport:
     dep: tuple[int, ...]
     single: tuple[tuple[int, int, Affine, bool], ...]
     coupled: tuple[tuple[tuple[int, ...], Affine, bool], ...]
+    statement: str = ""
 
 
 def transports(pra: PRA) -> tuple[Transport, ...]:
@@ -70,7 +72,8 @@ def transports(pra: PRA) -> tuple[Transport, ...]:
                 single.append((dims[0], vec[dims[0]], rest, c.eq))
             else:
                 coupled.append((vec, rest, c.eq))
-        out.append(Transport(tuple(int(x) for x in s.dep or ()), tuple(single), tuple(coupled)))
+        out.append(Transport(tuple(int(x) for x in s.dep or ()), tuple(single), tuple(coupled),
+                             s.id))
     return tuple(out)
 
 
@@ -155,7 +158,16 @@ def _boxes(ranges: list[np.ndarray], lam: np.ndarray, wait: int) -> tuple[np.nda
 def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
     """The most start cycles ``lam . j`` of a box of ``sizes`` points per dim one window of
     ``wait`` cycles holds (the same wherever the box lies: a shift moves every start
-    alike)."""
+    alike). Where one dim's ``lambda`` exceeds the others' span (a lexicographic scan), a
+    window meets at most ``wait // lambda + 2`` of its rows, and any that many consecutive
+    rows are alike: the box is counted with that many."""
+    a_ = [abs(int(x)) for x in lam]
+    span = sum(x * (n - 1) for x, n in zip(a_, sizes, strict=True))
+    if wait > span:
+        return int(np.prod(sizes, dtype=np.int64))
+    m = int(np.argmax(a_))
+    if a_[m] > span - a_[m] * (sizes[m] - 1):
+        sizes = (*sizes[:m], min(sizes[m], wait // a_[m] + 2), *sizes[m + 1:])
     start = np.zeros((1,) * len(sizes), dtype=np.int64)
     for l, (n, a) in enumerate(zip(sizes, lam, strict=True)):
         shape = [1] * len(sizes)
@@ -211,9 +223,11 @@ class ExactFifos:
     lambda_J: tuple[int, ...]
     _memo: dict[tuple[int, ...], FifoUse] = field(default_factory=dict, repr=False)
 
-    def needs(self, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in."""
+    def needs(self, extents: Sequence[Any], p: Sequence[Any], values: Mapping[str, Any],
+              cap: int | None = None, where: Any = True) -> tuple[np.ndarray, np.ndarray]:
+        """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
+        (exact everywhere: ``cap`` and ``where`` are read as by
+        :meth:`~polyjoule.analysis.capacity.FifoRules.needs`, and need nothing)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)),
                                     *(np.shape(values[k]) for k in self.pra.params))
         sizes = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).ravel() for x in p]
@@ -239,3 +253,79 @@ class ExactFifos:
                 self._memo.clear()
             hit = self._memo[key] = fifo_use(self.pra, self.lambda_J, p, values, self.moves)
         return hit
+
+
+# --- the deepest FIFO at many points at once (the exact ``fd-depth`` of a scanning order) ---
+
+
+def largest_box(mv: Transport, values: Mapping[str, np.ndarray], ext: Sequence[np.ndarray],
+                p: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per dim, per point: the most intra-tile indices any tile's consumers of ``mv`` span
+    (:func:`_consumers` at every point at once, its single-dim bounds only); 0 where a dim
+    has none. The box of these sizes is a tile's (dims are independent)."""
+    n = ext[0].size
+    lo = [np.zeros(n, np.int64) for _ in ext]
+    hi = [np.asarray(e, dtype=np.int64) - 1 for e in ext]
+    for l, a, rest, eq in mv.single:
+        r = np.broadcast_to(np.asarray(rest.evaluate(values), dtype=np.int64), (n,))
+        if a > 0 or eq:
+            lo[l] = np.maximum(lo[l], -(r // a) if a > 0 else -(-r // -a))
+        if a < 0 or eq:
+            hi[l] = np.minimum(hi[l], r // -a if a < 0 else -r // a)
+    out = []
+    for l, d in enumerate(mv.dep):
+        e, q = np.asarray(ext[l], dtype=np.int64), np.maximum(np.asarray(p[l], dtype=np.int64), 1)
+        t = -(-e // q)
+        k = np.arange(max(int(t.max(initial=1)), 1), dtype=np.int64)[None, :] * q[:, None]
+        a = np.maximum(lo[l][:, None] - k, 0)
+        b = np.minimum(hi[l][:, None] - k, q[:, None] - 1)
+        tiled = (q < e)[:, None]
+        a = np.where(tiled, np.maximum(a, d), a)
+        b = np.where(tiled, np.minimum(b, q[:, None] - 1 + d), b)
+        size = np.where(k < e[:, None], np.maximum(b - a + 1, 0), 0)
+        out.append(size.max(axis=1))
+    return out
+
+
+def issue_run(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], order: Sequence[int],
+              pi: int) -> np.ndarray:
+    """Per point: how many of a box's starts follow one another every ``pi`` cycles from its
+    first (innermost dim first; a dim joins the run while the previous ones' span plus
+    ``pi`` is its ``lambda``). A window of ``W <= pi * run`` cycles then holds
+    ``ceil(W / pi)`` starts: the closed form is the exact depth."""
+    run = np.ones(sizes[0].shape, np.int64)
+    span = np.zeros_like(run)
+    going = np.ones(run.shape, bool)
+    for l in order:
+        n, a = np.asarray(sizes[l], dtype=np.int64), np.abs(np.asarray(lam[l], dtype=np.int64))
+        joins = going & (n > 1) & (a == span + pi)
+        run = np.where(joins, run * n, run)
+        span = np.where(joins, span + a * (n - 1), span)
+        going = going & ((n <= 1) | joins)
+    return run
+
+
+def box_windows(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], wait: np.ndarray
+                ) -> np.ndarray:
+    """:func:`box_window` per point, once per distinct (sizes, lambda, wait)."""
+    rows = np.stack([*(np.asarray(x, dtype=np.int64) for x in (*sizes, *lam)),
+                     np.asarray(wait, dtype=np.int64)], axis=1)
+    keys, back = np.unique(rows, axis=0, return_inverse=True)
+    n = len(sizes)
+    got = np.asarray([box_window(tuple(int(x) for x in r[:n]), tuple(int(x) for x in r[n:2 * n]),
+                                 int(r[-1])) for r in keys], dtype=np.int64)
+    return got[np.ravel(back)]
+
+
+def coupled_depth(pra: PRA, mv: Transport, lam: Sequence[int], p: Sequence[int],
+                  values: Mapping[str, int]) -> int:
+    """The deepest FIFO of one transport whose condition couples dims, at one point."""
+    ext = [int(d.extent.evaluate(values)) for d in pra.dims]
+    p = [max(int(q), 1) for q in p]
+    t = [max(-(-e // q), 1) for e, q in zip(ext, p, strict=True)]
+    lam_ = np.asarray([int(x) for x in lam], dtype=np.int64)
+    lo, hi = _bounds(mv, values, ext)
+    coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(values), eq)
+               for vec, rest, eq in mv.coupled]
+    return _coupled_tiles(_consumers(mv, lo, hi, ext, p, t), coupled, lam_, p,
+                          int(lam_ @ np.asarray(mv.dep, dtype=np.int64)))[1]

@@ -260,9 +260,11 @@ class Skewed:
         return None if j < 0 else (self.families[j], int(lat))
 
     def points(self, values: Mapping[str, Any], extents: Sequence[Any], p: Sequence[Any],
-               where: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+               where: np.ndarray, cap: int | None = None
+               ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(found, (latency, FIFO depth, FIFO count)) at the points ``where`` (a 1-D mask),
-        as the map search prices them."""
+        as the map search prices them; ``cap``: the declared FIFO depth, the depths above
+        it counted exactly (:meth:`FifoRules.needs`)."""
         n = where.size
         out = [np.zeros(n, np.int64) for _ in range(3)]
         if not where.any() or not self.families:
@@ -272,8 +274,8 @@ class Skewed:
         found = where & (pick >= 0)
         out[0] = np.where(found, lat, 0)
         for j in np.unique(pick[found]):
-            d, m = self.fifo(int(j)).needs(extents, p, values)
             mask = found & (pick == j)
+            d, m = self.fifo(int(j)).needs(extents, p, values, cap, mask)
             out[1] = np.where(mask, np.broadcast_to(d, (n,)), out[1])
             out[2] = np.where(mask, np.broadcast_to(m, (n,)), out[2])
         return found, (out[0], out[1], out[2])

@@ -71,13 +71,30 @@ def _warned(placed, a, m) -> set[str]:
     return set(capacity_causes(an, m.values, an.evaluate(m.values)).masks)
 
 
-def test_pe_rules_at_integer_program_points_are_the_simulated_use() -> None:
-    """Under a schedule of the integer program the FIFO depth is the values in flight the
-    schedule leaves (counted on the tiles' points; ``lambda_J . d`` only bounds it), so a
-    mapping is refused for a PE capacity exactly when its simulation exceeds it: over
-    stencils, placements, arrays, tile sizes, sizes and declared capacities."""
+@pytest.fixture(params=["skew", "ilp"])
+def small_tiles(request, monkeypatch) -> str:
+    """The schedule of the small tiles no scanning order runs: the skewed families, or
+    (families withheld, as before they existed) the integer program per point."""
+    from polyjoule.analysis.schedule import Schedule
+    from polyjoule.analysis.skew import Skewed
+    from polyjoule.targets.tcpa.pricing import clear_memos
+
+    if request.param == "ilp":
+        monkeypatch.setattr(Schedule, "skew", property(lambda self: Skewed([])))
+    clear_memos()
+    yield request.param
+    clear_memos()
+
+
+def test_pe_rules_at_integer_program_points_are_the_simulated_use(small_tiles: str) -> None:
+    """Under a schedule of the integer program or a skewed family the FIFO depth is the
+    values in flight the schedule leaves (counted on the tiles' points; ``lambda_J . d``
+    only bounds it: empty issue slots, boundary statements), so a mapping is refused for a
+    PE capacity exactly when its simulation exceeds it: over stencils, placements, arrays,
+    tile sizes, sizes and declared capacities (at, one below and around the use)."""
     rng = np.random.default_rng(12)
     checked = {name: 0 for name in STENCILS}
+    methods: set[str] = set()
     for name in STENCILS:
         k = get(name)
         rows = _ilp_rows(name, rng)
@@ -88,6 +105,7 @@ def test_pe_rules_at_integer_program_points_are_the_simulated_use() -> None:
             run = simulate(placed, m.array, m.tile, m.values, capacities=default_array()
                            .capacities("fp32"), enforce=False)
             assert run.ok and run.phases[0].schedule.method in ("ilp", "skew")
+            methods.add(run.phases[0].schedule.method)
             for depth, fifos, rd in _declared(run.usage, rng):
                 a = _array(m.array, depth, fifos, rd)
                 b = evaluate(TcpaTarget(a), k, m.array, None,
@@ -104,6 +122,7 @@ def test_pe_rules_at_integer_program_points_are_the_simulated_use() -> None:
                     assert _warned(placed, a, m) == refused, (name, m.label, refused)
                 checked[name] += 1
     assert all(n >= 5 for n in checked.values()), checked
+    assert methods == {small_tiles}, methods
 
 
 def test_analyze_names_the_causes_the_search_refuses_an_ilp_point_for() -> None:

@@ -220,13 +220,14 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
     ok = np.logical_or.reduce(feas) if pool else np.zeros(n, bool)
     depth = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
-    for j, c in enumerate(pool):
-        d, m = _fifo_rules(c).needs(extents, p, v)
+    cap = caps.fd_depth_words
+    for j, c in enumerate(pool):  # the depth counted where the closed form refuses
+        d, m = _fifo_rules(c).needs(extents, p, v, cap, (pick == j) & ok)
         depth = np.where(pick == j, d, depth)
         count = np.where(pick == j, m, count)
     miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
     if order is None and sched.auto and miss.any():  # skewed orders, all points at once
-        found, sk = sched.skew.points(v, extents, p, miss)
+        found, sk = sched.skew.points(v, extents, p, miss, cap)
         lat, depth, count = (np.where(found, x, y) for x, y in zip(sk, (lat, depth, count),
                                                                       strict=True))
         ok, miss = ok | found, miss & ~found
@@ -441,7 +442,7 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
         rules = (_fifo_rules(next(c for c in s.candidates if c.order == cs.order))
                  if cs.method == "scan"
                  else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
-        depth, count = rules.needs(extents, sizes, v)
+        depth, count = rules.needs(extents, sizes, v, caps.fd_depth_words)
         check(out, caps, {"fd-depth": depth, "fd-count": count,
                           "rd-count": np.asarray([rd_need(ph.pra)])})
     iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
