@@ -568,21 +568,22 @@ def provably_nonneg(e: IntExpr, mins: Mapping[str, int]) -> bool:
     """Provably ``e >= 0`` for every symbol at or above its minimum (symbols without one
     at least 1): every coefficient of ``e`` with each symbol shifted to its minimum is
     non-negative. An expression keeping a floor, ``Max``, ... is never proved."""
-    p = e.expand()
-    return _nonneg(poly_key(p), p, tuple(sorted(mins.items())))
+    return provably_ge(e, Num(0), mins)
 
 
-_NONNEG: dict[tuple[str, tuple[tuple[str, int], ...]], bool] = {}
+_NONNEG: dict[tuple[str, str, tuple[tuple[str, int], ...]], bool] = {}
 
 
-def _nonneg(key: str, p: Poly, mins: tuple[tuple[str, int], ...]) -> bool:
-    used = tuple((k, v) for k, v in mins if f"s:{k}^" in key or f"s:{k}*" in key)
-    memo = (key, used)
+def provably_ge(a: IntExpr, b: IntExpr, mins: Mapping[str, int]) -> bool:
+    """:func:`provably_nonneg` of ``a - b`` (memoised on the two expressions)."""
+    memo = (a.key(), b.key(), tuple(sorted(mins.items())))
     hit = _NONNEG.get(memo)
     if hit is None:
-        hit = _NONNEG[memo] = _shifted_nonneg(p, dict(mins))
+        neg = {m: -c for m, c in b.expand().items()}
+        hit = _shifted_nonneg(poly_add(a.expand(), neg), mins)
         if len(_NONNEG) > 65536:
             _NONNEG.clear()
+        _NONNEG[memo] = hit
     return hit
 
 

@@ -31,6 +31,7 @@ from polyjoule.analysis.intexpr import (
     ge,
     max_args,
     p_sym,
+    provably_ge,
     provably_nonneg,
 )
 from polyjoule.analysis.intexpr import affine as affine_expr
@@ -83,13 +84,13 @@ def _extreme(bounds: list[IntExpr], mins: Mapping[str, int], mode: str) -> IntEx
     keep: list[IntExpr] = []
     for b in dict.fromkeys(bounds):
         if mode == "max":
-            if any(provably_nonneg(k - b, mins) for k in keep):
+            if any(provably_ge(k, b, mins) for k in keep):
                 continue
-            keep = [k for k in keep if not provably_nonneg(b - k, mins)] + [b]
+            keep = [k for k in keep if not provably_ge(b, k, mins)] + [b]
         else:
-            if any(provably_nonneg(b - k, mins) for k in keep):
+            if any(provably_ge(b, k, mins) for k in keep):
                 continue
-            keep = [k for k in keep if not provably_nonneg(k - b, mins)] + [b]
+            keep = [k for k in keep if not provably_ge(k, b, mins)] + [b]
     return extreme("Max" if mode == "max" else "Min", keep, evaluate=False)
 
 
@@ -97,8 +98,8 @@ def _le(a_list: list[IntExpr], b_list: list[IntExpr], mins: Mapping[str, int],
         mode: str) -> bool:
     """Provable ``Max(a_list) <= Max(b_list)`` (mode 'max') or ``Min(a) <= Min(b)`` ('min')."""
     if mode == "max":  # every a is below some b
-        return all(any(provably_nonneg(b - a, mins) for b in b_list) for a in a_list)
-    return all(any(provably_nonneg(b - a, mins) for a in a_list) for b in b_list)
+        return all(any(provably_ge(b, a, mins) for b in b_list) for a in a_list)
+    return all(any(provably_ge(b, a, mins) for a in a_list) for b in b_list)
 
 
 
@@ -133,7 +134,7 @@ class StatementRanges:
 
     def _always_nonempty(self, lo: list[list[IntExpr]], hi: list[list[IntExpr]],
                          po: list[Constraint]) -> bool:
-        return not po and all(provably_nonneg(h - a, self.mins) for l in range(self.n)
+        return not po and all(provably_ge(h, a, self.mins) for l in range(self.n)
                               for a in lo[l] for h in hi[l])
 
     def _dom(self, a: int, b: int, monotone: bool) -> bool:
@@ -262,7 +263,7 @@ def _term(c: ScanSchedule, term: tuple[int, list[list[IntExpr]], list[list[IntEx
                              (top, TRUE)))
         total = total + top
     conds: list[Rel] = [ge(his[l], los[l]) for l in range(n) if not all(
-        provably_nonneg(h - x, mins) for x in lo[l] for h in hi[l])]
+        provably_ge(h, x, mins) for x in lo[l] for h in hi[l])]
     conds += [ge(affine_expr(x.expr), Num(0)) if not x.eq else eq0(affine_expr(x.expr))
               for x in po]
     return Piecewise(((total, conj(conds)), (Num(0), TRUE))) if conds else total

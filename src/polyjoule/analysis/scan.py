@@ -31,6 +31,7 @@ from polyjoule.analysis.intexpr import (
     first_max_arg,
     max_args,
     p_sym,
+    provably_ge,
     provably_nonneg,
 )
 from polyjoule.analysis.latency_formula import StatementRanges, latency_formula
@@ -110,11 +111,11 @@ class ScanSchedule:
         """The sheet's full-tile latency ``lambda_J.(p-1) + lambda_K.(t-1) + L_c``."""
         import sympy
 
-        from polyjoule.analysis.symbols import p_sym as sp, t_sym as st
+        from polyjoule.analysis import symbols
 
         n = self.pra.n
-        return sympy.expand(sum(self.lambda_J[l] * (sp(l) - 1) for l in range(n))) + sum(
-            (self.lambda_K[l] * (st(l) - 1) for l in range(n)), sympy.Integer(0)
+        return sympy.expand(sum(self.lambda_J[l] * (symbols.p_sym(l) - 1) for l in range(n))) + sum(
+            (self.lambda_K[l] * (symbols.t_sym(l) - 1) for l in range(n)), sympy.Integer(0)
         ) + self.timing.L_c
 
     @cached_property
@@ -249,9 +250,9 @@ def _reduce(bounds: list[IntExpr], mins: Mapping[str, int]) -> IntExpr:
     bounds = list(dict.fromkeys(expanded(b) for b in bounds))
     keep: list[IntExpr] = []
     for b in bounds:
-        if any(provably_nonneg(k - b, mins) for k in keep):
+        if any(provably_ge(k, b, mins) for k in keep):
             continue
-        keep = [k for k in keep if not provably_nonneg(b - k, mins)] + [b]
+        keep = [k for k in keep if not provably_ge(b, k, mins)] + [b]
     return extreme("Max", keep)
 
 

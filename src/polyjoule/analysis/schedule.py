@@ -20,7 +20,7 @@ import numpy as np
 
 from polyjoule.analysis.exact import narrow
 from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
-from polyjoule.analysis.intexpr import provably_nonneg
+from polyjoule.analysis.intexpr import provably_ge
 from polyjoule.analysis.latency_formula import StatementRanges
 from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
 from polyjoule.analysis.symbols import p_sym, t_sym
@@ -372,7 +372,7 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
         return Schedule(pra, tiling, int(pi), int(w), [], None, True, timing, tuple(deps))
     chosen = cands[0]
     for c in cands:
-        if all(o is c or not provably_nonneg(c.latency - o.latency, mins)
+        if all(o is c or not provably_ge(c.latency, o.latency, mins)
                for o in cands):
             chosen = c
             break
