@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 #: a monomial: (variable key, exponent) pairs, sorted; a polynomial: monomial -> coefficient
 Monomial = tuple[tuple[str, int], ...]
 Poly = dict[Monomial, int]
@@ -96,7 +98,10 @@ class IntExpr:
     def source(self) -> str:  # pragma: no cover
         raise NotImplementedError
 
-    def bound(self, top: float) -> float:  # pragma: no cover
+    def bound(self, top: Any) -> Any:  # pragma: no cover
+        """An upper bound on the magnitude of the value and of every intermediate of
+        :meth:`source`'s code when every symbol is at most ``top`` (a float or an array of
+        them: one walk bounds every ``top`` at once)."""
         raise NotImplementedError
 
     def to_sympy(self, s: Any) -> Any:  # pragma: no cover
@@ -183,7 +188,7 @@ class Num(IntExpr):
     def source(self) -> str:
         return f"({self.value})"
 
-    def bound(self, top: float) -> float:
+    def bound(self, top: Any) -> Any:
         return abs(float(self.value))
 
     def to_sympy(self, s: Any) -> Any:
@@ -202,7 +207,7 @@ class Sym(IntExpr):
     def source(self) -> str:
         return self.name
 
-    def bound(self, top: float) -> float:
+    def bound(self, top: Any) -> Any:
         return top
 
     def to_sympy(self, s: Any) -> Any:
@@ -224,8 +229,8 @@ class Add(IntExpr):
     def source(self) -> str:
         return "(" + " + ".join(a.source() for a in self.args) + ")"
 
-    def bound(self, top: float) -> float:
-        return sum(a.bound(top) for a in self.args)
+    def bound(self, top: Any) -> Any:
+        return sum((a.bound(top) for a in self.args), 0.0)
 
     def to_sympy(self, s: Any) -> Any:
         return s.Add(*(a.to_sympy(s) for a in self.args))
@@ -244,8 +249,8 @@ class Mul(IntExpr):
     def source(self) -> str:
         return "(" + " * ".join(a.source() for a in self.args) + ")"
 
-    def bound(self, top: float) -> float:
-        return math.prod(max(1.0, a.bound(top)) for a in self.args)
+    def bound(self, top: Any) -> Any:
+        return math.prod(np.maximum(1.0, a.bound(top)) for a in self.args)
 
     def to_sympy(self, s: Any) -> Any:
         return s.Mul(*(a.to_sympy(s) for a in self.args))
@@ -266,8 +271,8 @@ class _Atom(IntExpr):
     def _expand(self) -> Poly:
         return {((self.atom_key(), 1),): 1}
 
-    def bound(self, top: float) -> float:
-        return max((p.bound(top) for p in self.parts() if isinstance(p, IntExpr)), default=0.0)
+    def bound(self, top: Any) -> Any:
+        return _most(p.bound(top) for p in self.parts() if isinstance(p, IntExpr))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -283,8 +288,8 @@ class Floor(_Atom):
     def source(self) -> str:
         return f"(({self.num.source()}) // ({self.den.source()}))"
 
-    def bound(self, top: float) -> float:
-        return max(self.num.bound(top), self.den.bound(top)) + 1.0
+    def bound(self, top: Any) -> Any:
+        return np.maximum(self.num.bound(top), self.den.bound(top)) + 1.0
 
     def to_sympy(self, s: Any) -> Any:
         return s.floor(self.num.to_sympy(s) / self.den.to_sympy(s))
@@ -303,8 +308,8 @@ class Ceil(_Atom):
     def source(self) -> str:
         return f"(-((-({self.num.source()})) // ({self.den.source()})))"
 
-    def bound(self, top: float) -> float:
-        return max(self.num.bound(top), self.den.bound(top)) + 1.0
+    def bound(self, top: Any) -> Any:
+        return np.maximum(self.num.bound(top), self.den.bound(top)) + 1.0
 
     def to_sympy(self, s: Any) -> Any:
         return s.ceiling(self.num.to_sympy(s) / self.den.to_sympy(s))
@@ -342,8 +347,8 @@ class Extreme(_Atom):
     def atom_key(self) -> str:
         return f"{self.kind}[{self.evaluate}](" + ",".join(self.parts()[1:]) + ")"
 
-    def bound(self, top: float) -> float:
-        return max((a.bound(top) for a in self.args), default=0.0)
+    def bound(self, top: Any) -> Any:
+        return _most(a.bound(top) for a in self.args)
 
     def source(self) -> str:
         fn = "_max" if self.kind == "Max" else "_min"
@@ -419,8 +424,8 @@ class Call(_Atom):
     def source(self) -> str:
         return f"{self.name}({', '.join(a.source() for a in self.args)})"
 
-    def bound(self, top: float) -> float:
-        return max((a.bound(top) for a in self.args), default=0.0)
+    def bound(self, top: Any) -> Any:
+        return _most(a.bound(top) for a in self.args)
 
     def to_sympy(self, s: Any) -> Any:
         return s.Function(self.name)(*(a.to_sympy(s) for a in self.args))
@@ -647,13 +652,18 @@ def safe_top(exprs: Sequence[IntExpr]) -> int:
     intermediate of ``exprs`` below ``SAFE`` (0: never safe)."""
     from polyjoule.analysis.intprint import SAFE
 
-    def ok(k: int) -> bool:
-        return max((e.bound(float(2**k)) for e in exprs), default=0.0) < SAFE
-
-    if not ok(0):
+    tops = 2.0 ** np.arange(63)
+    with np.errstate(over="ignore", invalid="ignore"):
+        worst = _most(np.broadcast_to(e.bound(tops), tops.shape) for e in exprs)
+    ok = np.broadcast_to(worst < SAFE, tops.shape)
+    if not ok[0]:
         return 0
-    lo, hi = 0, 63
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return 2**lo
+    return 2 ** int(np.flatnonzero(ok).max())
+
+
+def _most(xs: Any) -> Any:
+    """The elementwise largest of ``xs`` (0 for none)."""
+    out: Any = 0.0
+    for x in xs:
+        out = np.maximum(out, x)
+    return out
