@@ -46,7 +46,9 @@ def _gaps(s: Schedule, pmax: int, tmax: int):  # type: ignore[no-untyped-def]
 
 
 def test_skewed_lambda_j_is_a_scanning_order_with_slack() -> None:
-    p0, p1 = p_sym(0), p_sym(1)
+    from polyjoule.analysis.intexpr import p_sym as int_p  # the families' integer expressions
+
+    p0, p1 = int_p(0), int_p(1)
     assert skewed_lambda_J(2, (1, 0), 1, (0, 0)) == (p1, 1)  # the scanning order i inside t
     assert skewed_lambda_J(2, (1, 0), 1, (2, 0)) == (p1 + 2, 1)
     assert skewed_lambda_J(2, (0, 1), 3, (1, 1)) == (4, 4 * p0)

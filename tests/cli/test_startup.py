@@ -109,3 +109,12 @@ def test_show_of_a_name_prints_what_the_full_reader_prints(name: str) -> None:
     light, full = runner.invoke(app, ["show", name]), runner.invoke(app, ["show", str(path)])
     assert light.exit_code == 0 and full.exit_code == 0, light.output + full.output
     assert light.output == full.output
+
+
+def test_map_on_the_tcpa_derives_and_prices_without_sympy() -> None:
+    """The map search derives the schedules and prices every mapping with integer
+    expressions (:mod:`polyjoule.analysis.intexpr`); sympy is for display only, so the
+    cold command (issue 12: under 1 s) never imports it."""
+    found = _probe("map", "gemm", "--target", "tcpa", "--census", "--no-verify")
+    assert "islpy" in found["top"] and "numpy" in found["top"]
+    assert "sympy" not in found["top"]

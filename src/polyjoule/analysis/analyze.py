@@ -16,10 +16,9 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import sympy
 
 from polyjoule.analysis.counts import Group, NotSymbolic, Volume, derive, groups_of, symbolic_env
 from polyjoule.analysis.formula import Formula
@@ -32,9 +31,14 @@ from polyjoule.targets.tcpa.energy import EnergyTable
 from polyjoule.targets.tcpa.locations import CLASSES
 from polyjoule.targets.tcpa.power import PowerSummary, power_columns, power_summary
 
+if TYPE_CHECKING:
+    import sympy
+
 
 def r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
     """``r = E - p*(t-1)``: show formulas in loop bounds, tile sizes and tile counts."""
+    import sympy
+
     sub = {}
     for g in groups:
         p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
@@ -51,6 +55,8 @@ def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
 def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
     """:func:`display`, once per formula (sympy factoring is slow; analyses of one kernel on
     one array share their formulas)."""
+    import sympy
+
     sub = r_subst(pra, list(groups))
     parts = []
     for poly, conjs in f.piece_parts():
@@ -67,6 +73,8 @@ def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
 
 
 def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
+    import sympy
+
     sub = r_subst(pra, groups)
     pieces = [(sympy.factor_terms(sympy.expand(poly.xreplace(sub))), cond.xreplace(sub))
               for poly, cond in f.piece_exprs()]

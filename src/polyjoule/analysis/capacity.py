@@ -22,8 +22,8 @@ cause (``docs/arch.md``, "Capacity rules"):
 * ``dram-bandwidth``: DRAM words / latency against the declared words per cycle; with
   ``bandwidth_bound`` the latency is stretched to ``ceil(words / bandwidth)`` instead.
 
-Derived once per (phase, scanning order) as sympy, compiled to numpy and evaluated for
-every point at once; the simulator (:mod:`polyjoule.analysis.simulator`) measures the same
+Derived once per (phase, scanning order) as integer expressions
+(:mod:`~polyjoule.analysis.intexpr`), compiled to numpy and evaluated for every point at once; the simulator (:mod:`polyjoule.analysis.simulator`) measures the same
 quantities by running the mapping, sharing none of this code.
 """
 
@@ -35,9 +35,8 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import sympy
 
-from polyjoule.analysis.intprint import compile_exprs
+from polyjoule.analysis.intexpr import Compiled, IntExpr, Num, expanded
 from polyjoule.analysis.occupancy import (
     Transport,
     box_windows,
@@ -61,7 +60,7 @@ class FifoDemand:
     """The FIFO one transport statement needs under one scanning order."""
 
     statement: str
-    depth: sympy.Expr  # lambda_J . d (cycles a value waits), in the tile sizes p0, p1, ...
+    depth: IntExpr  # lambda_J . d (cycles a value waits), in the tile sizes p0, p1, ...
     case: Any  # the intra-tile Dependence (which points it has)
 
 
@@ -75,19 +74,20 @@ class FifoRules:
     @cached_property
     def demands(self) -> tuple[FifoDemand, ...]:
         c, n = self.candidate, self.candidate.pra.n
-        return tuple(FifoDemand(d.statement, sympy.expand(sum(
-            (c.lambda_J[l] * d.d_j[l] for l in range(n)), sympy.Integer(0))), d)
+        lj = c.lj if isinstance(c, ScanSchedule) else c.lambda_J  # an integer program's: ints
+        return tuple(FifoDemand(d.statement, expanded(sum(
+            (lj[l] * d.d_j[l] for l in range(n)), Num(0))), d)
             for d in c.deps if not any(d.d_k) and any(d.dist))
 
     @cached_property
     def _fn(self) -> Any:
         n = self.candidate.pra.n
-        exprs = [f.depth for f in self.demands] or [sympy.Integer(0)]
-        return compile_exprs(exprs, [f"p{l}" for l in range(n)], {}, vector=True)
+        exprs = tuple(f.depth for f in self.demands) or (Num(0),)
+        return Compiled(exprs, tuple(f"p{l}" for l in range(n)))
 
-    def formulas(self) -> dict[str, sympy.Expr]:
-        """Per FIFO (transport statement) the cycles its values wait."""
-        return {f.statement: f.depth for f in self.demands}
+    def formulas(self) -> dict[str, Any]:
+        """Per FIFO (transport statement) the cycles its values wait, as sympy."""
+        return {f.statement: f.depth.sympy() for f in self.demands}
 
     @cached_property
     def _spans(self) -> dict[str, list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]]:
@@ -150,9 +150,9 @@ class FifoRules:
 
     @cached_property
     def _lam_fn(self) -> Any:
-        n = self.candidate.pra.n
-        return compile_exprs(list(self.candidate.lambda_J), [f"p{l}" for l in range(n)], {},
-                             vector=True)
+        c = self.candidate
+        lj = c.lj if isinstance(c, ScanSchedule) else tuple(Num(int(x)) for x in c.lambda_J)
+        return Compiled(tuple(lj), tuple(f"p{l}" for l in range(c.pra.n)))
 
     @cached_property
     def _moves(self) -> dict[str, Transport]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 _INT64_SAFE = 2**62
+
+if TYPE_CHECKING:
+    import sympy
 
 
 @dataclass(frozen=True)
@@ -136,10 +138,14 @@ class Formula:
 
     @cached_property
     def _symbols(self) -> list[sympy.Symbol]:
+        import sympy
+
         return [sympy.Symbol(v, integer=True) for v in self.vars]
 
     def piece_parts(self) -> list[tuple[sympy.Expr, list[list[tuple[sympy.Expr, bool]]]]]:
         """(polynomial, [[(linear form, is_equality), ...] per conjunction]) per piece."""
+        import sympy
+
         xs = self._symbols
         out = []
         for piece in self.pieces:
@@ -155,6 +161,8 @@ class Formula:
 
     def piece_exprs(self) -> list[tuple[sympy.Expr, sympy.Basic]]:
         """(polynomial, condition) per piece, as sympy objects."""
+        import sympy
+
         xs = self._symbols
         out = []
         for piece in self.pieces:

@@ -2,8 +2,10 @@
 
 Latency formulas and volume formulas are evaluated millions of times in sweeps; they are
 printed as Python text with integer ``//`` and ``%`` (never float floors, never rationals)
-and compiled once. Both the schedule (:mod:`polyjoule.analysis.scan`) and the compiled
-evaluators (:mod:`polyjoule.analysis.compiled`) use this printer.
+and compiled once. The compiled evaluators (:mod:`polyjoule.analysis.compiled`) print sympy
+with this printer; the schedule's own expressions (:mod:`polyjoule.analysis.intexpr`) print
+themselves and share the compiling and the int64 guard. sympy is imported only by the
+printer's functions (the map search never imports it).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 
 from polyjoule.analysis.exact import exact, top_of
 from polyjoule.errors import SpecError
@@ -24,6 +25,8 @@ VECTOR_ENV: dict[str, Any] = {"_max": np.maximum, "_min": np.minimum, "_where": 
 
 
 def _relational(e: Any, p: Callable[[Any], str]) -> str | None:
+    import sympy
+
     if isinstance(e, sympy.And):
         return "(" + " & ".join(p(a) for a in e.args) + ")"
     if isinstance(e, sympy.core.relational.Relational):
@@ -32,6 +35,8 @@ def _relational(e: Any, p: Callable[[Any], str]) -> str | None:
 
 
 def _arith(e: Any, p: Callable[[Any], str]) -> str | None:
+    import sympy
+
     if isinstance(e, sympy.Add):
         return "(" + " + ".join(p(a) for a in e.args) + ")"
     if isinstance(e, sympy.Mul):
@@ -53,6 +58,8 @@ def _arith(e: Any, p: Callable[[Any], str]) -> str | None:
 
 
 def _choice(e: Any, p: Callable[[Any], str]) -> str | None:
+    import sympy
+
     if isinstance(e, sympy.Max | sympy.Min):
         fn = "_max" if isinstance(e, sympy.Max) else "_min"
         out = p(e.args[0])
@@ -71,6 +78,8 @@ def _choice(e: Any, p: Callable[[Any], str]) -> str | None:
 def int_source(e: Any) -> str:
     """Python text of ``e`` using integer arithmetic only (``_max``/``_min``/``_where`` helpers;
     an undefined function ``M_x(...)`` is called by name)."""
+    import sympy
+
     if isinstance(e, sympy.Integer):  # before the boolean tests: Integer(1) == True
         return f"({int(e)})"
     if e is sympy.true:
@@ -97,7 +106,7 @@ def compile_source(src: str, name: str, env: Mapping[str, Any], label: str) -> C
     return ns[name]  # type: ignore[no-any-return]
 
 
-def compile_exprs(exprs: Sequence[sympy.Expr], names: Sequence[str],
+def compile_exprs(exprs: Sequence[Any], names: Sequence[str],
                   calls: Mapping[str, Callable[..., Any]], vector: bool) -> Callable[..., Any]:
     """One function of ``names`` returning ``exprs`` (a value for one expression, else a list).
 
@@ -107,12 +116,12 @@ def compile_exprs(exprs: Sequence[sympy.Expr], names: Sequence[str],
         "[" + ", ".join(int_source(e) for e in exprs) + "]"
     src = f"def _f({', '.join(names)}):\n    return {body}\n"
     if vector:
-        env = {**VECTOR_ENV, **{k: _exact_call(f) for k, f in calls.items()}}
+        env = {**VECTOR_ENV, **{k: exact_call(f) for k, f in calls.items()}}
         return Int64Guard(compile_source(src, "_f", env, "latency"), tuple(exprs))
     return compile_source(src, "_f", {**SCALAR_ENV, **calls}, "latency")
 
 
-def _exact_call(f: Callable[..., Any]) -> Any:
+def exact_call(f: Callable[..., Any]) -> Any:
     """``f`` element by element on Python integers, returning Python integers (an object
     array: whatever uses its value is then computed exactly, whatever the magnitude)."""
     return np.vectorize(lambda *a: int(f(*(int(x) for x in a))), otypes=[object])
@@ -135,6 +144,8 @@ def bound(e: Any, top: float, memo: dict[Any, float] | None = None) -> float:
 
 
 def _bound(e: Any, top: float, memo: dict[Any, float]) -> float:
+    import sympy
+
     if e.is_Number:
         return abs(float(e))
     if e.is_Symbol:
@@ -167,6 +178,8 @@ def bounder(e: Any, memo: dict[Any, Callable[[float], float]] | None = None
 
 
 def _bounder(e: Any, memo: dict[Any, Callable[[float], float]]) -> Callable[[float], float]:
+    import sympy
+
     if e.is_Number:
         v = abs(float(e))
         return lambda top: v
@@ -210,15 +223,17 @@ class Int64Guard:
     (object arrays): numpy's integer arithmetic wraps silently, so the choice is made
     before, from a bound, never after."""
 
-    def __init__(self, fn: Callable[..., Any], exprs: Sequence[Any]):
+    def __init__(self, fn: Callable[..., Any], exprs: Sequence[Any],
+                 safe: Callable[[Sequence[Any]], int] | None = None):
         self.fn = fn
         self.exprs = exprs
+        self.safe = safe  # the bound of the expressions' own kind (default: sympy's)
         self._limit: int | None = None
 
     @property
     def limit(self) -> int:
         if self._limit is None:
-            self._limit = safe_top(self.exprs)
+            self._limit = (self.safe or safe_top)(self.exprs)
         return self._limit
 
     def fits(self, args: Sequence[Any]) -> bool:

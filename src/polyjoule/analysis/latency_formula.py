@@ -2,9 +2,10 @@
 
 The latency is exact, not the full-tile formula: the largest ``start + tau_q + w_q`` over
 the points each statement really executes (partial last tiles, condition spaces). For
-condition spaces that constrain one dim at a time it is a closed form (sympy, compiled to
-integer Python/numpy); a statement whose conditions couple dims (triangles) contributes an
-exact integer-programming maximum (isl) evaluated per point.
+condition spaces that constrain one dim at a time it is a closed form (an
+:class:`~polyjoule.analysis.intexpr.IntExpr`, compiled to integer Python/numpy); a statement
+whose conditions couple dims (triangles) contributes an exact integer-programming maximum
+(isl) evaluated per point.
 """
 
 from __future__ import annotations
@@ -12,15 +13,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
-from polyjoule.analysis.symbols import (
-    affine_expr,
+from polyjoule.analysis.intexpr import (
+    TRUE,
+    Call,
+    Compiled,
+    IntExpr,
+    Mod,
+    Num,
+    Piecewise,
+    Rel,
+    Sym,
+    ceil_div,
+    conj,
+    eq0,
+    extreme,
+    floor_div,
+    ge,
     max_args,
     p_sym,
-    param_sym,
+    provably_ge,
     provably_nonneg,
 )
+from polyjoule.analysis.intexpr import affine as affine_expr
 from polyjoule.analysis.timing import Timing
 from polyjoule.errors import SpecError
 from polyjoule.model.affine import Affine, Constraint
@@ -31,13 +45,13 @@ if TYPE_CHECKING:
 
 
 def _dim_bounds(cons: Sequence[Constraint], dims: Sequence[str]) -> tuple[
-        list[list[sympy.Expr]], list[list[sympy.Expr]], list[Constraint], list[Constraint]]:
+        list[list[IntExpr]], list[list[IntExpr]], list[Constraint], list[Constraint]]:
     """Per-dim lower/upper bound lists when every constraint involves at most one dim.
 
     Returns (lowers, uppers, param-only constraints, coupled constraints).
     """
-    lo: list[list[sympy.Expr]] = [[] for _ in dims]
-    hi: list[list[sympy.Expr]] = [[] for _ in dims]
+    lo: list[list[IntExpr]] = [[] for _ in dims]
+    hi: list[list[IntExpr]] = [[] for _ in dims]
     params_only: list[Constraint] = []
     coupled: list[Constraint] = []
     for c in cons:
@@ -59,45 +73,43 @@ def _dim_bounds(cons: Sequence[Constraint], dims: Sequence[str]) -> tuple[
             lo[l].append(-a * rest)
             hi[l].append(-a * rest)
         elif a > 0:
-            lo[l].append(sympy.ceiling(-rest / a) if a != 1 else -rest)
+            lo[l].append(ceil_div(-rest, a) if a != 1 else -rest)
         else:
-            hi[l].append(sympy.floor(rest / -a) if a != -1 else rest)
+            hi[l].append(floor_div(rest, -a) if a != -1 else rest)
     return lo, hi, params_only, coupled
 
 
-def _extreme(bounds: list[sympy.Expr], mins: Mapping[sympy.Symbol, int], mode: str) -> sympy.Expr:
+def _extreme(bounds: list[IntExpr], mins: Mapping[str, int], mode: str) -> IntExpr:
     """``Max``/``Min`` of ``bounds`` without the ones another provably dominates."""
-    keep: list[sympy.Expr] = []
+    keep: list[IntExpr] = []
     for b in dict.fromkeys(bounds):
         if mode == "max":
-            if any(provably_nonneg(k - b, mins) for k in keep):
+            if any(provably_ge(k, b, mins) for k in keep):
                 continue
-            keep = [k for k in keep if not provably_nonneg(b - k, mins)] + [b]
+            keep = [k for k in keep if not provably_ge(b, k, mins)] + [b]
         else:
-            if any(provably_nonneg(b - k, mins) for k in keep):
+            if any(provably_ge(b, k, mins) for k in keep):
                 continue
-            keep = [k for k in keep if not provably_nonneg(k - b, mins)] + [b]
-    if len(keep) == 1:
-        return keep[0]
-    return (sympy.Max if mode == "max" else sympy.Min)(*keep, evaluate=False)
+            keep = [k for k in keep if not provably_ge(k, b, mins)] + [b]
+    return extreme("Max" if mode == "max" else "Min", keep, evaluate=False)
 
 
-def _le(a_list: list[sympy.Expr], b_list: list[sympy.Expr], mins: Mapping[sympy.Symbol, int],
+def _le(a_list: list[IntExpr], b_list: list[IntExpr], mins: Mapping[str, int],
         mode: str) -> bool:
     """Provable ``Max(a_list) <= Max(b_list)`` (mode 'max') or ``Min(a) <= Min(b)`` ('min')."""
     if mode == "max":  # every a is below some b
-        return all(any(provably_nonneg(b - a, mins) for b in b_list) for a in a_list)
-    return all(any(provably_nonneg(b - a, mins) for a in a_list) for b in b_list)
+        return all(any(provably_ge(b, a, mins) for b in b_list) for a in a_list)
+    return all(any(provably_ge(b, a, mins) for a in a_list) for b in b_list)
 
 
 
 class StatementRanges:
     """Per-statement index ranges (shared by all scanning orders) and which ones can matter."""
 
-    def __init__(self, pra: PRA, timing: Timing, mins: dict[sympy.Symbol, int]) -> None:
+    def __init__(self, pra: PRA, timing: Timing, mins: dict[str, int]) -> None:
         n, dims = pra.n, pra.dim_names
         self.n, self.mins = n, mins
-        self.terms: list[tuple[int, list[list[sympy.Expr]], list[list[sympy.Expr]],
+        self.terms: list[tuple[int, list[list[IntExpr]], list[list[IntExpr]],
                                list[Constraint]]] = []
         self.coupled: list[tuple[Statement, int, frozenset[Constraint], int | None]] = []
         self.corners: set[int] = set()  # terms standing for a coupled statement's corner
@@ -120,9 +132,9 @@ class StatementRanges:
             self.terms.append((fin, lo, hi, params_only))
         self._kept: dict[bool, list[int]] = {}
 
-    def _always_nonempty(self, lo: list[list[sympy.Expr]], hi: list[list[sympy.Expr]],
+    def _always_nonempty(self, lo: list[list[IntExpr]], hi: list[list[IntExpr]],
                          po: list[Constraint]) -> bool:
-        return not po and all(provably_nonneg(h - a, self.mins) for l in range(self.n)
+        return not po and all(provably_ge(h, a, self.mins) for l in range(self.n)
                               for a in lo[l] for h in hi[l])
 
     def _dom(self, a: int, b: int, monotone: bool) -> bool:
@@ -153,7 +165,7 @@ class StatementRanges:
         return self._kept[monotone]
 
 
-def _corner(pra: PRA, s: Statement) -> tuple[list[sympy.Expr], list[Constraint]] | None:
+def _corner(pra: PRA, s: Statement) -> tuple[list[IntExpr], list[Constraint]] | None:
     """The componentwise-largest point of a coupled condition space, when it is in the space.
 
     With a start time non-decreasing in every index, that point finishes last, so the
@@ -206,46 +218,19 @@ def _corner(pra: PRA, s: Statement) -> tuple[list[sympy.Expr], list[Constraint]]
     return [affine_expr(h) for h in his], guard
 
 
-def latency_formula(c: ScanSchedule, mins: dict[sympy.Symbol, int], ranges: StatementRanges) -> sympy.Expr:
+def latency_formula(c: ScanSchedule, mins: dict[str, int], ranges: StatementRanges) -> IntExpr:
     """Exact ``max(start + tau_q + w_q)`` over the executed points, as a formula."""
     tiling, n = c.tiling, c.pra.n
     monotone = [
-        not tiling.tiled(l) or any(provably_nonneg(a - c.lambda_J[l] * (p_sym(l) - 1), mins)
-                                   for a in max_args(c.lambda_K[l]))
+        not tiling.tiled(l) or any(provably_nonneg(a - c.lj[l] * (p_sym(l) - 1), mins)
+                                   for a in max_args(c.lk[l]))
         for l in range(n)
     ]
-
-    def g(l: int, x: sympy.Expr) -> sympy.Expr:
-        if not tiling.tiled(l):
-            return c.lambda_J[l] * x
-        q = sympy.floor(x / p_sym(l))
-        return c.lambda_J[l] * sympy.Mod(x, p_sym(l), evaluate=False) + c.lambda_K[l] * q
-
-    terms, coupled_st = ranges.terms, ranges.coupled
     kept = ranges.kept(all(monotone))
-    parts: list[sympy.Expr] = []
-    for a in kept:
-        fin, lo, hi, po = terms[a]
-        los = [_extreme(lo[l], mins, "max") for l in range(n)]
-        his = [_extreme(hi[l], mins, "min") for l in range(n)]
-        total: sympy.Expr = sympy.Integer(fin)
-        for l in range(n):
-            top = g(l, his[l])
-            if not monotone[l]:
-                edge = p_sym(l) * sympy.floor(his[l] / p_sym(l)) - 1
-                alt = c.lambda_J[l] * (p_sym(l) - 1) + c.lambda_K[l] * (sympy.floor(his[l] / p_sym(l)) - 1)
-                top = sympy.Piecewise((sympy.Max(top, alt, evaluate=False), edge >= los[l]),
-                                      (top, True))
-            total = total + top
-        conds = [his[l] >= los[l] for l in range(n) if not all(
-            provably_nonneg(h - x, mins) for x in lo[l] for h in hi[l])]
-        conds += [(affine_expr(x.expr) >= 0) if not x.eq else sympy.Eq(affine_expr(x.expr), 0) for x in po]
-        if conds:
-            parts.append(sympy.Piecewise((total, sympy.And(*conds)), (0, True)))
-        else:
-            parts.append(total)
+    parts = [_term(c, ranges.terms[a], monotone, mins) for a in kept]
     # a coupled statement whose space contains another's, finishing no earlier, hides it
     mono = all(monotone)
+    coupled_st = ranges.coupled
     for a, (sa, fa, ca, ia) in enumerate(coupled_st):
         if mono and ia is not None:
             continue  # its corner term above stands for it
@@ -254,14 +239,47 @@ def latency_formula(c: ScanSchedule, mins: dict[sympy.Symbol, int], ranges: Stat
             continue
         parts.append(_coupled_term(c, sa, fa))
     if not parts:
-        return sympy.Integer(0)
-    return parts[0] if len(parts) == 1 else sympy.Max(*parts, evaluate=False)
+        return Num(0)
+    return extreme("Max", parts, evaluate=False) if len(parts) > 1 else parts[0]
+
+
+def _term(c: ScanSchedule, term: tuple[int, list[list[IntExpr]], list[list[IntExpr]],
+                                       list[Constraint]],
+          monotone: list[bool], mins: Mapping[str, int]) -> IntExpr:
+    """The finish of one statement's last point: its start at the largest index of each
+    dim (the tile's last row when the next tile starts earlier), where it has points."""
+    fin, lo, hi, po = term
+    n = c.pra.n
+    los = [_extreme(lo[l], mins, "max") for l in range(n)]
+    his = [_extreme(hi[l], mins, "min") for l in range(n)]
+    total: IntExpr = Num(fin)
+    for l in range(n):
+        top = _g(c, l, his[l])
+        if not monotone[l]:
+            q = floor_div(his[l], p_sym(l))
+            edge = p_sym(l) * q - 1
+            alt = c.lj[l] * (p_sym(l) - 1) + c.lk[l] * (q - 1)
+            top = Piecewise(((extreme("Max", [top, alt], evaluate=False), ge(edge, los[l])),
+                             (top, TRUE)))
+        total = total + top
+    conds: list[Rel] = [ge(his[l], los[l]) for l in range(n) if not all(
+        provably_ge(h, x, mins) for x in lo[l] for h in hi[l])]
+    conds += [ge(affine_expr(x.expr), Num(0)) if not x.eq else eq0(affine_expr(x.expr))
+              for x in po]
+    return Piecewise(((total, conj(conds)), (Num(0), TRUE))) if conds else total
+
+
+def _g(c: ScanSchedule, l: int, x: IntExpr) -> IntExpr:
+    """The start offset of index ``x`` along dim ``l`` (intra-tile and tile parts)."""
+    if not c.tiling.tiled(l):
+        return c.lj[l] * x
+    return c.lj[l] * Mod(x, p_sym(l)) + c.lk[l] * floor_div(x, p_sym(l))
 
 
 class _CoupledMax:
     """Exact ``max(start) + fin`` of one statement at a design point (isl ILP); picklable."""
 
-    def __init__(self, pra: PRA, s: Statement, fin: int, lambdas: Sequence[sympy.Expr]) -> None:
+    def __init__(self, pra: PRA, s: Statement, fin: int, lambdas: Sequence[IntExpr]) -> None:
         self.params = list(pra.params)
         self.dims = list(pra.dim_names)
         self.cons = tuple(pra.statement_space(s))
@@ -274,8 +292,7 @@ class _CoupledMax:
     def __call__(self, *args: int) -> int:
         n = len(self.dims)
         if "_lam" not in self.__dict__:
-            self._lam = sympy.lambdify([p_sym(l) for l in range(n)], sympy.Tuple(*self.lambdas),
-                                       modules=[{}, "math"])
+            self._lam = Compiled(self.lambdas, tuple(f"p{l}" for l in range(n)), vector=False)
         vals = dict(zip(self.params, (int(a) for a in args[:len(self.params)]), strict=True))
         p = [int(a) for a in args[len(self.params):]]
         lv = [int(x) for x in self._lam(*p)]
@@ -309,10 +326,8 @@ def tiled_extreme(dims: Sequence[str], cons: Sequence[Constraint], values: Mappi
     return int(v.to_python())
 
 
-def _coupled_term(c: ScanSchedule, s: Statement, fin: int) -> sympy.Expr:
+def _coupled_term(c: ScanSchedule, s: Statement, fin: int) -> IntExpr:
     """An opaque term ``M_<id>(params, p)``: exact ILP maximum (isl) per design point."""
     name = f"M_{s.id}"
-    c.coupled[name] = _CoupledMax(c.pra, s, fin, (*c.lambda_J, *c.lambda_K))
-    fn = sympy.Function(name)
-    return fn(*[param_sym(x) for x in c.pra.params], *[p_sym(l) for l in range(c.pra.n)])
-
+    c.coupled[name] = _CoupledMax(c.pra, s, fin, (*c.lj, *c.lk))
+    return Call(name, (*(Sym(x) for x in c.pra.params), *(p_sym(l) for l in range(c.pra.n))))

@@ -6,6 +6,10 @@ the dims (innermost first: ``pi``, ``pi*p_first``, ...). Every dependence case m
 ``lambda_J . d_j + lambda_K . d_k >= r`` with ``r = max(w, fin(source) - tau(transport))``;
 ``lambda_K`` is the smallest vector doing so. A case with no points at a design point (a
 tile of size 1, one tile, a single iteration) orders nothing and constrains nothing there.
+
+The formulas are :class:`~polyjoule.analysis.intexpr.IntExpr` (no sympy: the map search
+derives and evaluates them without it); ``lambda_J``, ``lambda_K`` and ``latency_formula``
+give them as sympy for display.
 """
 
 from __future__ import annotations
@@ -17,11 +21,20 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import sympy
 
-from polyjoule.analysis.intprint import compile_exprs
+from polyjoule.analysis.intexpr import (
+    Compiled,
+    IntExpr,
+    Num,
+    expanded,
+    extreme,
+    first_max_arg,
+    max_args,
+    p_sym,
+    provably_ge,
+    provably_nonneg,
+)
 from polyjoule.analysis.latency_formula import StatementRanges, latency_formula
-from polyjoule.analysis.symbols import max_args, p_sym, provably_nonneg, t_sym
 from polyjoule.analysis.timing import Timing
 from polyjoule.errors import InfeasibleSchedule
 from polyjoule.mapping.tiling import Tiling
@@ -34,7 +47,7 @@ class Dependence:
 
     statement: str
     case: str
-    d_j: tuple[sympy.Expr, ...]
+    d_j: tuple[IntExpr, ...]
     d_k: tuple[int, ...]
     r: int
     dist: tuple[int, ...]  # the transport's dependence distance per dim
@@ -56,51 +69,71 @@ class Dependence:
 
 
 #: Compiled (unpicklable) members of a candidate, rebuilt lazily.
-_COMPILED = frozenset({"_scalar", "_vector", "_lambdas", "_slack_fn"})
+_COMPILED = frozenset({"_scalar", "_vector", "_lambdas", "_slack_fn", "lambda_J", "lambda_K",
+                       "latency_formula"})
 
 
 @dataclass
 class ScanSchedule:
-    """One scanning order: symbolic lambdas, the exact latency formula, compiled."""
+    """One scanning order: its lambdas and exact latency formula (integer expressions,
+    compiled on first use; as sympy for display)."""
 
     pra: PRA
     tiling: Tiling
     order: tuple[int, ...]  # dims innermost first
-    lambda_J: tuple[sympy.Expr, ...]
-    lambda_K: tuple[sympy.Expr, ...]
+    lj: tuple[IntExpr, ...]  # lambda_J
+    lk: tuple[IntExpr, ...]  # lambda_K
     deps: tuple[Dependence, ...]
     timing: Timing
-    latency_formula: sympy.Expr
+    latency: IntExpr
     coupled: dict[str, Callable[..., int]] = field(default_factory=dict)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without the compiled functions (rebuilt on first use)."""
         return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
 
+    @cached_property
+    def lambda_J(self) -> tuple[Any, ...]:
+        """``lambda_J`` as sympy."""
+        return tuple(x.sympy() for x in self.lj)
+
+    @cached_property
+    def lambda_K(self) -> tuple[Any, ...]:
+        return tuple(x.sympy() for x in self.lk)
+
+    @cached_property
+    def latency_formula(self) -> Any:
+        """The exact latency formula as sympy (an ``M_<id>`` call: a per-point maximum)."""
+        return self.latency.sympy()
+
     @property
-    def sheet_formula(self) -> sympy.Expr:
+    def sheet_formula(self) -> Any:
         """The sheet's full-tile latency ``lambda_J.(p-1) + lambda_K.(t-1) + L_c``."""
+        import sympy
+
+        from polyjoule.analysis import symbols
+
         n = self.pra.n
-        return sympy.expand(sum(self.lambda_J[l] * (p_sym(l) - 1) for l in range(n))) + sum(
-            (self.lambda_K[l] * (t_sym(l) - 1) for l in range(n)), sympy.Integer(0)
+        return sympy.expand(sum(self.lambda_J[l] * (symbols.p_sym(l) - 1) for l in range(n))) + sum(
+            (self.lambda_K[l] * (symbols.t_sym(l) - 1) for l in range(n)), sympy.Integer(0)
         ) + self.timing.L_c
 
     @cached_property
-    def _names(self) -> list[str]:
-        return [*self.pra.params, *(f"p{l}" for l in range(self.pra.n))]
+    def _names(self) -> tuple[str, ...]:
+        return (*self.pra.params, *(f"p{l}" for l in range(self.pra.n)))
 
     @cached_property
     def _scalar(self) -> Callable[..., Any]:
-        return compile_exprs([self.latency_formula], self._names, self.coupled, vector=False)
+        return Compiled((self.latency,), self._names, self.coupled, vector=False)
 
     @cached_property
     def _vector(self) -> Callable[..., Any]:
-        return compile_exprs([self.latency_formula], self._names, self.coupled, vector=True)
+        return Compiled((self.latency,), self._names, self.coupled, vector=True)
 
     @cached_property
     def _lambdas(self) -> Callable[..., Any]:
-        return compile_exprs([*self.lambda_J, *self.lambda_K], [f"p{l}" for l in range(self.pra.n)],
-                             {}, vector=False)
+        return Compiled((*self.lj, *self.lk), tuple(f"p{l}" for l in range(self.pra.n)),
+                        vector=False)
 
     def lambdas(self, p: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         vals = [int(v) for v in self._lambdas(*p)]
@@ -117,10 +150,9 @@ class ScanSchedule:
     @cached_property
     def _slack_fn(self) -> Callable[..., Any]:
         n = self.pra.n
-        slacks = [sum((self.lambda_J[l] * d.d_j[l] + self.lambda_K[l] * d.d_k[l] for l in range(n)),
-                      sympy.Integer(0)) - d.r for d in self.deps]
-        return compile_exprs(slacks or [sympy.Integer(0)], [f"p{l}" for l in range(n)], {},
-                             vector=True)
+        slacks = [sum((self.lj[l] * d.d_j[l] + self.lk[l] * d.d_k[l] for l in range(n)),
+                      Num(0)) - d.r for d in self.deps]
+        return Compiled(tuple(slacks) or (Num(0),), tuple(f"p{l}" for l in range(n)))
 
     def first_violation(self, extents: Sequence[Any], p: Sequence[Any]) -> np.ndarray:
         """Per point: the index of the first dependence case that has points and is violated
@@ -175,7 +207,7 @@ def dependences(pra: PRA, tiling: Tiling, timing: Timing, w: int) -> list[Depend
         choices = [(0,) if d == 0 or not tiling.tiled(l) else (0, 1 if d > 0 else -1)
                    for l, d in enumerate(s.dep)]
         for crossing in itertools.product(*choices):
-            d_j = tuple(sympy.Integer(d) - c * p_sym(l) if c else sympy.Integer(d)
+            d_j = tuple(Num(d) - c * p_sym(l) if c else Num(d)
                         for l, (d, c) in enumerate(zip(s.dep, crossing, strict=True)))
             name = "intra" if not any(crossing) else "inter(" + ",".join(
                 pra.dims[l].name for l, c in enumerate(crossing) if c) + ")"
@@ -184,64 +216,70 @@ def dependences(pra: PRA, tiling: Tiling, timing: Timing, w: int) -> list[Depend
 
 
 def scan_schedule(pra: PRA, tiling: Tiling, order: tuple[int, ...], pi: int, timing: Timing,
-               deps: list[Dependence], mins: dict[sympy.Symbol, int], ranges: StatementRanges) -> ScanSchedule:
+                  deps: list[Dependence], mins: dict[str, int], ranges: StatementRanges
+                  ) -> ScanSchedule:
+    """The candidate of scanning ``order``: ``lambda_J`` scans a tile, ``lambda_K`` is the
+    smallest vector every crossing dependence case allows, and the latency formula.
+    ``mins``: the least value of each symbol (tile sizes, tile counts, parameters)."""
     n = pra.n
-    lj: list[sympy.Expr] = [sympy.Integer(0)] * n
-    coef: sympy.Expr = sympy.Integer(pi)
+    lj: list[IntExpr] = [Num(0)] * n
+    coef: IntExpr = Num(pi)
     for l in order:
         lj[l] = coef
         coef = coef * p_sym(l)
     for d in deps:
         if not any(d.d_k):
-            slack = sum((lj[l] * d.d_j[l] for l in range(n)), sympy.Integer(0)) - d.r
-            if sympy.expand(slack).is_Number and slack < 0:
+            slack = _dot(lj, d.d_j) - d.r
+            if slack.constant() is not None and slack.constant() < 0:  # type: ignore[operator]
                 raise InfeasibleSchedule(
                     f"{pra.name}: scanning order {'/'.join(pra.dims[l].name for l in order)} "
                     f"(innermost first) violates {d.statement}: lambda_J.d = "
-                    f"{sympy.expand(slack + d.r)} < {d.r}")
-    lk = lambda_k(pra, tiling, lj, deps, mins)
-    cand = ScanSchedule(pra, tiling, order, tuple(lj), tuple(lk), tuple(deps), timing, sympy.Integer(0))
-    cand.latency_formula = latency_formula(cand, mins, ranges)
+                    f"{(slack + d.r).constant()} < {d.r}")
+    lk = lambda_k(tiling, lj, deps, mins)
+    cand = ScanSchedule(pra, tiling, order, tuple(lj), tuple(lk), tuple(deps), timing, Num(0))
+    cand.latency = latency_formula(cand, mins, ranges)
     return cand
 
 
-def lambda_k(pra: PRA, tiling: Tiling, lj: Sequence[sympy.Expr], deps: Sequence[Dependence],
-             mins: dict[sympy.Symbol, int]) -> list[sympy.Expr]:
+def _dot(lj: Sequence[IntExpr], d_j: Sequence[IntExpr]) -> IntExpr:
+    return sum((a * b for a, b in zip(lj, d_j, strict=True)), Num(0))
+
+
+def max_bound(bounds: Sequence[IntExpr], mins: Mapping[str, int]) -> IntExpr:
+    """``Max`` of ``bounds`` without the ones another provably dominates."""
+    bounds = list(dict.fromkeys(expanded(b) for b in bounds))
+    keep: list[IntExpr] = []
+    for b in bounds:
+        if any(provably_ge(k, b, mins) for k in keep):
+            continue
+        keep = [k for k in keep if not provably_ge(b, k, mins)] + [b]
+    return extreme("Max", keep)
+
+
+def lambda_k(tiling: Tiling, lj: Sequence[IntExpr], deps: Sequence[Dependence],
+             mins: Mapping[str, int]) -> list[IntExpr]:
     """The smallest ``lambda_K`` the crossing cases allow under ``lj`` (scanning orders and
-    :mod:`~polyjoule.analysis.skew`'s skewed families)."""
-    n = pra.n
-    # lambda_K: single-dim crossings with d_k = +1 give lower bounds; others add a bound on
-    # their last crossing dim when their d_k is non-negative (checked per point anyway).
-    lower: list[list[sympy.Expr]] = [[sympy.Integer(0)] for _ in range(n)]
+    :mod:`~polyjoule.analysis.skew`'s skewed families): single-dim crossings with
+    ``d_k = +1`` give lower bounds; others add a bound on their last crossing dim when their
+    ``d_k`` is non-negative (checked per point anyway)."""
+    n = len(lj)
+    lower: list[list[IntExpr]] = [[Num(0)] for _ in range(n)]
     for d in deps:
         cross = [l for l in range(n) if d.d_k[l]]
         if len(cross) == 1 and d.d_k[cross[0]] == 1:
-            l = cross[0]
-            lower[l].append(sympy.expand(d.r - sum((lj[m] * d.d_j[m] for m in range(n)),
-                                                   sympy.Integer(0))))
-
-    def reduce(bounds: list[sympy.Expr]) -> sympy.Expr:
-        bounds = list(dict.fromkeys(sympy.expand(b) for b in bounds))
-        keep: list[sympy.Expr] = []
-        for b in bounds:
-            if any(provably_nonneg(k - b, mins) for k in keep):
-                continue
-            keep = [k for k in keep if not provably_nonneg(b - k, mins)] + [b]
-        return keep[0] if len(keep) == 1 else sympy.Max(*keep)
-
-    lk = [reduce(b) for b in lower]
+            lower[cross[0]].append(expanded(d.r - _dot(lj, d.d_j)))
+    lk = [max_bound(b, mins) for b in lower]
     for d in deps:
         cross = [l for l in range(n) if d.d_k[l]]
         if len(cross) < 2 or any(d.d_k[l] < 0 for l in cross):
             continue
-        base = sum((lj[m] * d.d_j[m] for m in range(n)), sympy.Integer(0))
+        base = _dot(lj, d.d_j)
         others = [lk[m] for m in cross[:-1]]
         if all(len(max_args(o)) == 1 for o in others) and provably_nonneg(
-                base + sum(others, sympy.Integer(0)) + lk[cross[-1]] - d.r, mins):
+                base + sum(others, Num(0)) + lk[cross[-1]] - d.r, mins):
             continue
         l = cross[-1]
-        extra = sympy.expand(d.r - base - sum((max_args(o)[0] for o in others), sympy.Integer(0)))
+        extra = expanded(d.r - base - sum((first_max_arg(o) for o in others), Num(0)))
         lower[l].append(extra)
-        lk[l] = reduce(lower[l])
-    lk = [x if tiling.tiled(l) else sympy.Integer(0) for l, x in enumerate(lk)]
-    return lk
+        lk[l] = max_bound(lower[l], mins)
+    return [x if tiling.tiled(l) else Num(0) for l, x in enumerate(lk)]

@@ -17,14 +17,14 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import sympy
 
 from polyjoule.analysis.exact import narrow
 from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
+from polyjoule.analysis.intexpr import provably_ge
 from polyjoule.analysis.latency_formula import StatementRanges
 from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
 from polyjoule.analysis.skew import Skewed, fill_skewed, skewed
-from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
+from polyjoule.analysis.symbols import p_sym, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
 from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
@@ -112,11 +112,12 @@ class Schedule:
         return tuple(self.pra.dims[l].name for l in self._shown.order)
 
     @property
-    def lambda_J(self) -> tuple[sympy.Expr, ...]:
+    def lambda_J(self) -> tuple[Any, ...]:
+        """The shown order's ``lambda_J`` as sympy (display)."""
         return self._shown.lambda_J
 
     @property
-    def lambda_K(self) -> tuple[sympy.Expr, ...]:
+    def lambda_K(self) -> tuple[Any, ...]:
         return self._shown.lambda_K
 
     @property
@@ -124,18 +125,22 @@ class Schedule:
         return self.timing.L_c
 
     @property
-    def latency_formula(self) -> sympy.Expr:
+    def latency_formula(self) -> Any:
         """Exact latency in the parameters and tile sizes ``p0, p1, ...`` of the scanning
-        orders (points scheduled by the integer program have no formula)."""
+        orders (points scheduled by the integer program have no formula), as sympy."""
         if not self.auto or len(self.candidates) == 1:
             return self._shown.latency_formula
+        import sympy
+
         return sympy.Min(*(c.latency_formula for c in self.candidates), evaluate=False)
 
     @property
-    def sheet_formula(self) -> sympy.Expr:
+    def sheet_formula(self) -> Any:
         return self._shown.sheet_formula
 
     def latex(self) -> str:
+        import sympy
+
         return sympy.latex(self.latency_formula)
 
     def sizes(self, values: Mapping[str, int]) -> tuple[int, ...]:
@@ -350,13 +355,13 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
     _check_request(pi, w)
     timing = statement_timing(pra, w, op_latency)
     deps = dependences(pra, tiling, timing, w)
-    mins: dict[sympy.Symbol, int] = {}
+    mins: dict[str, int] = {}
     need = min_tile(pra)
     for l in range(pra.n):
-        mins[p_sym(l)] = max(1, need[l])
-        mins[t_sym(l)] = 1
+        mins[f"p{l}"] = max(1, need[l])
+        mins[f"t{l}"] = 1
     for name, lo in pra.param_min:
-        mins[param_sym(name)] = lo
+        mins[name] = lo
     ranges = StatementRanges(pra, timing, mins)
     if order is not None:
         idx: list[int] = []
@@ -382,7 +387,7 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
         return Schedule(pra, tiling, int(pi), int(w), [], None, True, timing, tuple(deps))
     chosen = cands[0]
     for c in cands:
-        if all(o is c or not provably_nonneg(c.latency_formula - o.latency_formula, {**mins})
+        if all(o is c or not provably_ge(c.latency, o.latency, mins)
                for o in cands):
             chosen = c
             break

@@ -15,17 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy
 
 from polyjoule.analysis.formula import Cond, Formula, Piece
 
-Conj = list[tuple[sympy.Expr, bool]]
+if TYPE_CHECKING:  # sympy only for the last resort (the map search never gets there)
+    import sympy
+
+Conj = list[tuple["sympy.Expr", bool]]
 
 
 def _small_ranges(conj: Conj) -> dict[sympy.Symbol, range]:
     """Variables pinned to a short constant range by single-variable inequalities."""
+    import sympy
+
     lo: dict[sympy.Symbol, int] = {}
     hi: dict[sympy.Symbol, int] = {}
     for e, eq in conj:
@@ -44,6 +49,8 @@ def _small_ranges(conj: Conj) -> dict[sympy.Symbol, range]:
 
 def _agree_on(diff: sympy.Expr, conj: Conj) -> bool:
     """Is ``diff`` zero on every integer point of the conjunction? (sound, not complete)"""
+    import sympy
+
     diff = sympy.expand(diff)
     if diff == 0:
         return True
@@ -79,6 +86,8 @@ def _agree_on(diff: sympy.Expr, conj: Conj) -> bool:
 
 def _false(e: sympy.Expr, eq: bool) -> bool:
     """A condition with no variable left that does not hold (``e >= 0``, or ``e == 0``)."""
+    import sympy
+
     e = sympy.sympify(e)
     if e.free_symbols:
         return False

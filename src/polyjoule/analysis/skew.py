@@ -29,13 +29,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import sympy
 
 from polyjoule.analysis.capacity import FifoRules
 from polyjoule.analysis.ilp import solve
+from polyjoule.analysis.intexpr import (
+    Extreme,
+    IntExpr,
+    Num,
+    Poly,
+    expanded,
+    from_poly,
+    max_args,
+    p_sym,
+    poly_add,
+    poly_mul,
+    provably_nonneg,
+)
 from polyjoule.analysis.latency_formula import StatementRanges, latency_formula
-from polyjoule.analysis.scan import Dependence, ScanSchedule, lambda_k
-from polyjoule.analysis.symbols import p_sym, param_sym, provably_nonneg, t_sym
+from polyjoule.analysis.scan import Dependence, ScanSchedule, lambda_k, max_bound
 from polyjoule.mapping.tiling import min_tile
 
 #: tile sizes sampled per dim (from its smallest legal size on) to find the slacks
@@ -48,16 +59,19 @@ class SkewSchedule(ScanSchedule):
 
     skew: tuple[int, ...] = ()
 
-    def region(self, mins: Mapping[sympy.Symbol, int]) -> list[sympy.Rel]:
+    def region(self, mins: Mapping[str, int]) -> list[Any]:
         """The causality conditions not provable for every tile size at which their case
-        has points: the family is causal exactly where these hold (or their case is empty)."""
+        has points (as sympy, for display): the family is causal exactly where these hold
+        (or their case is empty)."""
+        import sympy
+
         out = []
         for d, slack in zip(self.deps, _slacks(self), strict=True):
-            case_mins = {**mins, **{p_sym(l): max(mins.get(p_sym(l), 1), abs(x) + 1)
+            case_mins = {**mins, **{f"p{l}": max(mins.get(f"p{l}", 1), abs(x) + 1)
                                     for l, (x, k) in enumerate(zip(d.dist, d.d_k, strict=True))
                                     if x and not k}}
-            if not _provable(slack, case_mins):
-                out.append(sympy.Ge(slack, 0, evaluate=False))
+            if not _provable(slack.expand(), _maxes(slack, {}), case_mins):
+                out.append(sympy.Ge(sympy.expand(slack.sympy()), 0, evaluate=False))
         return out
 
     @property
@@ -67,39 +81,53 @@ class SkewSchedule(ScanSchedule):
                 + ",".join(f"{names[l]}+{s}" for l, s in enumerate(self.skew) if s))
 
 
-def _provable(slack: sympy.Expr, mins: Mapping[sympy.Symbol, int]) -> bool:
-    """``slack >= 0`` provably; a ``Max`` term with a positive coefficient is at least each
-    of its arguments (one provable choice suffices), with a negative one at most (all must)."""
-    tops = sorted(slack.atoms(sympy.Max), key=sympy.default_sort_key)
-    if not tops:
-        return provably_nonneg(slack, mins)
-    m = tops[0]
-    sign = sympy.expand(slack).coeff(m)
-    if not sign.is_Number:
+def _maxes(e: IntExpr, out: dict[str, Extreme]) -> dict[str, Extreme]:
+    """The ``Max`` terms in ``e`` (nested ones too), by the key its expanded form uses."""
+    if isinstance(e, Extreme) and e.kind == "Max":
+        out[e.atom_key()] = e
+    for a in getattr(e, "args", ()):
+        if isinstance(a, IntExpr):
+            _maxes(a, out)
+    return out
+
+
+def _provable(slack: Poly, maxes: Mapping[str, Extreme], mins: Mapping[str, int]) -> bool:
+    """``slack >= 0`` provably (its expanded form); a ``Max`` term with a constant
+    coefficient is at least each of its arguments: with a positive coefficient one provable
+    choice suffices, with a negative one all must hold."""
+    keys = sorted({k for m in slack for k, _ in m if k in maxes})
+    if not keys:
+        return all(k.startswith("s:") for m in slack for k, _ in m) and provably_nonneg(
+            from_poly(slack), mins)
+    alone = ((keys[0], 1),)
+    sign = slack.get(alone)
+    if sign is None or any(keys[0] in dict(m) for m in slack if m != alone):
         return False
-    picks = [_provable(slack.xreplace({m: a}), mins) for a in m.args]
+    rest = {m: c for m, c in slack.items() if m != alone}
+    picks = [_provable(poly_add(rest, poly_mul({(): sign}, a.expand())), maxes, mins)
+             for a in maxes[keys[0]].args]
     return any(picks) if sign > 0 else all(picks)
 
 
-def _slacks(c: ScanSchedule) -> list[sympy.Expr]:
+def _slacks(c: ScanSchedule) -> list[IntExpr]:
     n = c.pra.n
-    return [sympy.expand(sum((c.lambda_J[l] * d.d_j[l] + c.lambda_K[l] * d.d_k[l] for l in range(n)),
-                             sympy.Integer(0)) - d.r) for d in c.deps]
+    return [expanded(sum((c.lj[l] * d.d_j[l] + c.lk[l] * d.d_k[l] for l in range(n)), Num(0))
+                     - d.r) for d in c.deps]
 
 
 def skewed_lambda_J(n: int, order: Sequence[int], pi: int, skew: Sequence[int]
-                    ) -> tuple[sympy.Expr, ...]:
+                    ) -> tuple[IntExpr, ...]:
     """``lambda_J`` of the scanning order ``order`` with the slacks ``skew`` (per dim)."""
-    lj: list[sympy.Expr] = [sympy.Integer(0)] * n
-    inner: sympy.Expr = sympy.Integer(0)
+    lj: list[IntExpr] = [Num(0)] * n
+    inner: IntExpr = Num(0)
     for l in order:
-        lj[l] = sympy.expand(pi + skew[l] + inner)
-        inner = sympy.expand(inner + lj[l] * (p_sym(l) - 1))
+        lj[l] = expanded(pi + skew[l] + inner)
+        inner = expanded(inner + lj[l] * (p_sym(l) - 1))
     return tuple(lj)
 
 
-def _mixed(lk: list[sympy.Expr], lj: Sequence[sympy.Expr], deps: Sequence[Dependence],
-           tiled: Sequence[bool]) -> list[sympy.Expr]:
+def _mixed(lk: list[IntExpr], lj: Sequence[IntExpr], deps: Sequence[Dependence],
+           tiled: Sequence[bool], mins: Mapping[str, int]) -> list[IntExpr]:
     """Lower bounds from crossing cases one tile ahead along one dim and behind along others
     (``d_k = (1, -1)``): ``lambda_K[a] >= r - lambda_J.d_j + sum lambda_K[b]``."""
     n = len(lj)
@@ -108,14 +136,14 @@ def _mixed(lk: list[sympy.Expr], lj: Sequence[sympy.Expr], deps: Sequence[Depend
         if len(ahead) != 1 or not any(k < 0 for k in d.d_k) or not tiled[ahead[0]]:
             continue
         a = ahead[0]
-        need = sympy.expand(d.r - sum((lj[l] * d.d_j[l] for l in range(n)), sympy.Integer(0)))
-        need = need - sum((lk[l] * d.d_k[l] for l in range(n) if l != a), sympy.Integer(0))
-        lk[a] = sympy.Max(lk[a], need)
+        need = expanded(d.r - sum((lj[l] * d.d_j[l] for l in range(n)), Num(0)))
+        need = need - sum((lk[l] * d.d_k[l] for l in range(n) if l != a), Num(0))
+        lk[a] = max_bound([*max_args(lk[a]), need], mins)
     return lk
 
 
 def skew_family(sched: Any, order: tuple[int, ...], skew: tuple[int, ...],
-                mins: dict[sympy.Symbol, int], ranges: StatementRanges,
+                mins: dict[str, int], ranges: StatementRanges,
                 active: Sequence[int] | None = None) -> SkewSchedule | None:
     """The family of ``order`` and ``skew`` for the phase of ``sched`` (a
     :class:`~polyjoule.analysis.schedule.Schedule`); ``None`` when an intra-tile case is
@@ -127,26 +155,28 @@ def skew_family(sched: Any, order: tuple[int, ...], skew: tuple[int, ...],
     lj = skewed_lambda_J(n, order, sched.pi, skew)
     for d in sched.deps:
         if not any(d.d_k):
-            slack = sympy.expand(sum((lj[l] * d.d_j[l] for l in range(n)), sympy.Integer(0)) - d.r)
-            if slack.is_Number and slack < 0:
+            slack = sum((lj[l] * d.d_j[l] for l in range(n)), Num(0)) - d.r
+            c = slack.constant()
+            if c is not None and c < 0:
                 return None
     used = list(sched.deps) if active is None else [sched.deps[i] for i in active]
-    lk = _mixed(lambda_k(pra, tiling, lj, used, mins), lj, used, [tiling.tiled(l) for l in range(n)])
+    lk = _mixed(lambda_k(tiling, lj, used, mins), lj, used,
+                [tiling.tiled(l) for l in range(n)], mins)
     fam = SkewSchedule(pra, tiling, order, lj, tuple(lk), tuple(sched.deps), sched.timing,
-                       sympy.Integer(0), skew=skew)
-    fam.latency_formula = latency_formula(fam, mins, ranges)
+                       Num(0), skew=skew)
+    fam.latency = latency_formula(fam, mins, ranges)
     return fam
 
 
-def schedule_mins(pra: Any) -> dict[sympy.Symbol, int]:
+def schedule_mins(pra: Any) -> dict[str, int]:
     """The symbols' minima, as :func:`~polyjoule.analysis.schedule.derive_schedule` has them."""
-    mins: dict[sympy.Symbol, int] = {}
+    mins: dict[str, int] = {}
     need = min_tile(pra)
     for l in range(pra.n):
-        mins[p_sym(l)] = max(1, need[l])
-        mins[t_sym(l)] = 1
+        mins[f"p{l}"] = max(1, need[l])
+        mins[f"t{l}"] = 1
     for name, lo in pra.param_min:
-        mins[param_sym(name)] = lo
+        mins[name] = lo
     return mins
 
 
@@ -285,11 +315,11 @@ def skewed(sched: Any) -> Skewed:
     """The skewed families of the phase of ``sched`` (automatic orders only), found once."""
     mins = schedule_mins(sched.pra)
     ranges = StatementRanges(sched.pra, sched.timing, mins)
-    fams: dict[tuple[sympy.Expr, ...], SkewSchedule] = {}
+    fams: dict[tuple[IntExpr, ...], SkewSchedule] = {}
     for order, skew, active in lifted_families(sched):
         fam = skew_family(sched, order, skew, mins, ranges, active)
         if fam is not None:
-            fams.setdefault((*fam.lambda_J, *fam.lambda_K), fam)
+            fams.setdefault((*fam.lj, *fam.lk), fam)
     return Skewed(list(fams.values()), sched.pi)
 
 

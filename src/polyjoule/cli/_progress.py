@@ -34,20 +34,23 @@ class LazyProgress:
 
     def __init__(self, delay: float = 1.0, force: bool | None = None, console: Any = None):
         from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
 
         force = _FORCED["on"] if force is None else force
         console = console or Console(stderr=True, force_terminal=True if force else None)
         self.enabled = force or console.is_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=True,
-                                 disable=not self.enabled)
+        self.progress: Any = None  # rich's bar, imported only when it can show
+        if self.enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                                     transient=True)
         self.tasks: dict[str, Any] = {}
         self.started = False
         self.lock = threading.Lock()
@@ -65,6 +68,8 @@ class LazyProgress:
                 self.progress.start()
 
     def __call__(self, stage: str, done: int, total: int | None) -> None:
+        if self.progress is None:
+            return
         with self.lock:
             if stage not in self.tasks:
                 self.tasks[stage] = self.progress.add_task(stage, total=total)
