@@ -23,12 +23,12 @@ from polyjoule.analysis.ilp import IlpSolution, exact_latency, forbidding, solve
 from polyjoule.analysis.intexpr import provably_ge
 from polyjoule.analysis.latency_formula import StatementRanges
 from polyjoule.analysis.scan import Dependence, ScanSchedule, dependences, scan_schedule
-from polyjoule.analysis.skew import Skewed, fill_skewed, skewed
+from polyjoule.analysis.skew import Skewed, fill_skewed, schedule_mins, skewed
 from polyjoule.analysis.symbols import p_sym, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
 from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
-from polyjoule.mapping.tiling import Tiling, min_tile
+from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.pra import PRA, Kernel
 
 __all__ = ["ConcreteSchedule", "Schedule", "ScanSchedule", "Timing", "derive_schedule",
@@ -355,13 +355,7 @@ def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,
     _check_request(pi, w)
     timing = statement_timing(pra, w, op_latency)
     deps = dependences(pra, tiling, timing, w)
-    mins: dict[str, int] = {}
-    need = min_tile(pra)
-    for l in range(pra.n):
-        mins[f"p{l}"] = max(1, need[l])
-        mins[f"t{l}"] = 1
-    for name, lo in pra.param_min:
-        mins[name] = lo
+    mins = schedule_mins(pra)
     ranges = StatementRanges(pra, timing, mins)
     if order is not None:
         idx: list[int] = []

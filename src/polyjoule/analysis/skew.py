@@ -169,7 +169,8 @@ def skew_family(sched: Any, order: tuple[int, ...], skew: tuple[int, ...],
 
 
 def schedule_mins(pra: Any) -> dict[str, int]:
-    """The symbols' minima, as :func:`~polyjoule.analysis.schedule.derive_schedule` has them."""
+    """The symbols' minima (tile sizes at least the dependence distances, tile counts and
+    sizes at their least), which every schedule derivation proves its bounds under."""
     mins: dict[str, int] = {}
     need = min_tile(pra)
     for l in range(pra.n):
