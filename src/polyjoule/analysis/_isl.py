@@ -64,6 +64,7 @@ def card_of(params: list[str], dims: list[str], context: list[str],
 _Terms = list[tuple[Fraction | int, dict[str, int]]]
 
 
+@functools.lru_cache(maxsize=4096)
 def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constraints: tuple[str, ...],
                bounded: tuple[tuple[int, str], ...]) -> list[tuple[list[_Conj], _Terms]] | None:
     """Barvinok count of ``{x0 .. : constraints}`` per value of its ``fibre`` indices (all
@@ -124,10 +125,13 @@ def combined(params: list[str], terms: list[tuple[int, isl.PwQPolynomial]]) -> i
     return out.coalesce()
 
 
-def summed(params: list[str], setvars: list[str], ranges: list[str],
-           pieces: list[tuple[str, str]]) -> isl.PwQPolynomial:
+@functools.lru_cache(maxsize=4096)
+def summed(params: tuple[str, ...], setvars: tuple[str, ...], ranges: tuple[str, ...],
+           pieces: tuple[tuple[str, str], ...]) -> isl.PwQPolynomial:
     """The sum over ``setvars`` (in ``ranges``) of a piecewise polynomial given as
-    ``(polynomial, domain)`` texts with disjoint domains (no ``setvars``: the polynomial)."""
+    ``(polynomial, domain)`` texts with disjoint domains (no ``setvars``: the polynomial).
+    Memoised: classes of different constraints often leave the same sum (isl objects are
+    values; nothing changes them in place)."""
     head = f"[{', '.join(params)}] -> {{ "
     space = f"[{', '.join(setvars)}] -> " if setvars else ""
     box = " and ".join(ranges) or "true"

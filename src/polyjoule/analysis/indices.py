@@ -165,7 +165,7 @@ def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
                 f"{s}*j{i} + {b}*{p} + {c} {'=' if eq else '>='} 0" for s, b, c, eq in place[1]]
         else:  # j = b*p + v lies in 0 .. p - 1
             ranges.append(f"{p} >= {place[2] + 1}" if place[1] == 0 else f"{p} >= {-place[2]}")
-    return _isl.summed(list(params), setvars, ranges, texts)
+    return _isl.summed(params, tuple(setvars), tuple(ranges), tuple(texts))
 
 
 def _position(place: Place, p: str, i: str) -> tuple[str, dict[str, int], int, int]:
