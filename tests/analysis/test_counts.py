@@ -331,3 +331,35 @@ def test_delta_range_bounds_every_tile():
                 assert hi is None or (max(values) == hi), (a, b, c)
                 bounded += lo is not None or hi is not None
     assert bounded == 4 * 5  # k, -k, t - k, k - t: one bound each
+
+
+def test_implied_bounds_are_implied_and_the_rest_kept():
+    """``counts.implied`` drops only constraints the others imply: at every integer point
+    where the kept constraints hold the dropped ones hold too (brute force over a box), and
+    a constraint alone on its line is kept."""
+    import itertools
+    import random
+
+    from polyjoule.analysis.counts import implied
+    from polyjoule.model.affine import Affine, Constraint
+
+    rng = random.Random(16)
+    names = ["i", "N"]
+    for _ in range(300):
+        cs = []
+        for _ in range(rng.randint(1, 6)):
+            coeffs = rng.choice([{"i": 1}, {"i": -1, "N": 1}, {"i": 1, "N": -1}, {"N": 1}])
+            cs.append(Constraint(Affine.of(coeffs, rng.randint(-3, 3)), rng.random() < 0.25))
+        dropped = implied(cs)
+        kept = [c for c in cs if c not in dropped]
+        assert all(not c.eq for c in dropped)
+        for i, n in itertools.product(range(-6, 7), repeat=2):
+            env = dict(zip(names, (i, n), strict=True))
+            if all(c.holds(env) for c in kept):
+                assert all(c.holds(env) for c in dropped), (cs, dropped)
+        lines = [c.expr.terms for c in cs] + [(-c.expr).terms for c in cs if c.eq]
+        if len(set(lines)) == len(lines):  # no two bounds on one line: nothing to drop
+            assert not dropped
+    assert implied([Constraint(Affine.of({"N": 1, "i": -1}, -1)),
+                    Constraint(Affine.of({"N": 1, "i": -1}, -2))]) == {
+        Constraint(Affine.of({"N": 1, "i": -1}, -1))}

@@ -34,6 +34,9 @@ def _values(pra, tiling, vols) -> list[list[int]]:  # type: ignore[no-untyped-de
 @pytest.mark.parametrize("kernel,array", [
     ("lu", (2, 2)), ("cholesky", (3, 2)), ("ludcmp", (2, 2)), ("symm", (2, 2)),
     ("trisolv", (1, 4)), ("correlation", (2, 2)),
+    # classes of one tiled dim (stencils' boundaries at tile positions) are counted there too
+    ("jacobi-1d", (1, 4)), ("jacobi-2d", (2, 2)), ("seidel-2d", (3, 2)), ("fdtd-2d", (2, 2)),
+    ("gemm", (1, 4)),
 ])
 def test_index_counts_equal_tile_split_counts(kernel, array, monkeypatch):
     """Each case derived with the classes counted in the PRA's indices equals the same case
