@@ -33,6 +33,7 @@ def _run(*args):
     (["--top", "-1"], "--top: -1 is not a positive number"),
     (["--set", "N=1:1000000:1"], "--set: 1,000,000 problem sizes x"),
     (["--objective", "cycles"], "--objective cycles: tcpa ranks by energy, latency"),
+    (["--max-mappings", "lots"], "'--max-mappings': expected a whole number"),
 ])
 def test_bad_input_is_one_line_naming_the_option(args, says):
     r = _run("gemm", "--target", "tcpa", *args)

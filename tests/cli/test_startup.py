@@ -86,7 +86,7 @@ def test_list_and_show_build_no_pydantic_coercion(argv: tuple[str, ...]) -> None
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["map", "gemm", "8x8x8", "--top", "three"], "Input should be a valid integer"),
+    (["map", "gemm", "8x8x8", "--top", "three"], "'--top': expected a whole number"),
     (["map", "gemm", "8x8x8", "--objective", "speed"], "'speed' is not one of"),
 ])
 def test_a_value_that_needs_coercion_still_gets_typer_s(argv: list[str], says: str) -> None:

@@ -18,6 +18,7 @@ argument are passed as typer would pass them.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -162,7 +163,13 @@ def usage_line(e: Exception) -> str:
     path = str(getattr(getattr(e, "ctx", None), "command_path", "") or "")
     where = f"{path.split(' ', 1)[1]}: " if " " in path else ""
     text = e.format_message() if hasattr(e, "format_message") else str(e)
+    text = _PYDANTIC.sub(lambda m: f"expected {_KINDS.get(m[1], 'a ' + m[1])}", text)
     return f"polyjoule: error: {where}{' '.join(text.split())} (see --help)"
+
+
+#: typer words a bad option value as pydantic does; a user reads what was expected
+_PYDANTIC = re.compile(r"Input should be a valid (\w+)(?:, unable to parse string as an? \w+)?")
+_KINDS = {"integer": "a whole number", "number": "a number", "boolean": "true or false"}
 
 
 def outcome(call: Callable[[], Any]) -> int:
