@@ -16,6 +16,10 @@ polynomial summation, the polynomial's ``p*k`` terms being no obstacle there). T
 count's chamber conditions, affine in ``(y, E)``, become unions of alternatives in
 ``(j, k, t, r)`` by the same rule as the constraints. The count is the same set's, hence the
 same function: the formulas are identical, only cheaper to derive.
+
+Every class with a tiled dim is counted this way, a stencil's boundary of one tiled dim too:
+its cases differ only in tile positions, and they share the sums of those positions (each
+memoised), where Barvinok on the tile split counts every case's unions afresh.
 """
 
 from __future__ import annotations
