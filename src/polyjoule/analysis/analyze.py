@@ -412,12 +412,13 @@ class FormulaStore(Protocol):
 
 
 def derivation_key(pra: PRA, tiling: Tiling) -> str:
-    """Identifies one derivation: the PRA's content, the tiling and polyjoule's version."""
+    """Identifies one derivation: the PRA's content, the tiling and the code that derives it
+    (version and source digest: a formula of other code is never read back)."""
     import hashlib
 
-    from polyjoule import __version__
+    from polyjoule.build import code_id
 
-    text = repr((pra, tiling.t, tiling.p, __version__))
+    text = repr((pra, tiling.t, tiling.p, code_id()))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -464,7 +465,7 @@ def analyze(
                            (tile if tile is not None and len(tile) == pra.n else None))
         try:
             groups = groups_of(pra, tiling)
-            key = derivation_key(pra, tiling)
+            key = derivation_key(pra, tiling) if store is not None else ""
             cached = store.get(key) if store is not None else None
             cs = cases(pra, tiling)
             if cached is not None and len(cached) == len(cs):

@@ -1,9 +1,10 @@
 """The formula cache: derived formulas (and schedules) in SQLite, so a re-run derives nothing.
 
-Entries are keyed by ``derivation_key`` (kernel content, mapping, polyjoule version). The
-cache is an optimisation, never a source of truth: every entry carries the polyjoule
-version and a SHA-256 checksum of its payload, and an entry that fails to parse, has the
-wrong version or checksum is deleted and reported as a miss. A file that is not a usable
+Entries are keyed by ``derivation_key`` (kernel content, mapping, the code's id: version and
+source digest, :func:`polyjoule.build.code_id`). The cache is an optimisation, never a
+source of truth: every entry carries the code id and a SHA-256 checksum of its payload, and
+an entry that fails to parse, was written by other code or fails its checksum is deleted and
+reported as a miss. A file that is not a usable
 SQLite database (truncated, garbage, wrong schema) is moved aside and recreated.
 
 Location: ``--cache-dir``, else ``$POLYJOULE_CACHE_DIR``, else the platform's user cache
@@ -43,9 +44,9 @@ def default_cache_dir() -> Path:
 
 
 def _version() -> str:
-    from polyjoule import __version__
+    from polyjoule.build import code_id
 
-    return __version__
+    return code_id()
 
 
 def _digest(data: bytes) -> str:
