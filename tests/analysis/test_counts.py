@@ -363,3 +363,31 @@ def test_implied_bounds_are_implied_and_the_rest_kept():
     assert implied([Constraint(Affine.of({"N": 1, "i": -1}, -1)),
                     Constraint(Affine.of({"N": 1, "i": -1}, -2))]) == {
         Constraint(Affine.of({"N": 1, "i": -1}, -1))}
+
+
+def test_upper_bounds_by_chains_hold_at_every_point():
+    """``counts._upper_bounds`` (x <= E + c shown by chains of two-term bounds, so isl need
+    not prove a class stays in its tiles): every bound it gives holds at every integer point
+    of the constraints (brute force), and a plain chain is found."""
+    import itertools
+    import random
+
+    from polyjoule.analysis.counts import _upper_bounds
+    from polyjoule.model.affine import Affine
+
+    rng = random.Random(5)
+    names = ["E0", "x0", "x1", "x2"]
+    for _ in range(200):
+        exprs = []
+        for _ in range(rng.randint(1, 5)):
+            a, b = rng.sample(names, 2)
+            exprs.append((Affine.of({a: 1, b: -1}, rng.randint(-2, 1)), rng.random() < 0.2))
+        bounds = _upper_bounds(exprs)
+        for point in itertools.product(range(4), repeat=len(names)):
+            env = dict(zip(names, point, strict=True))
+            if all((e.evaluate(env) == 0) if eq else (e.evaluate(env) >= 0) for e, eq in exprs):
+                for (x, ext), c in bounds.items():
+                    assert env[x] <= env[ext] + c, (exprs, bounds, env)
+    chain = [(Affine.of({"E0": 1, "x0": -1}, -1), False), (Affine.of({"x0": 1, "x1": -1}, -1), False),
+             (Affine.of({"x1": 1, "x2": -1}, 0), True)]
+    assert _upper_bounds(chain) == {("x0", "E0"): -1, ("x1", "E0"): -2, ("x2", "E0"): -2}

@@ -345,7 +345,7 @@ class _Counter:
         xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
         texts = [f"x{dims.index(l)} >= 0" for l in split]
         conds: dict[int, list[indices.Cond]] = {}
-        below: set[frozenset[tuple[str, int]]] = set()  # x <= E - c, c >= 1: no check needed
+        bounds: list[tuple[Affine, bool]] = []  # for x <= E - 1 shown without isl
         for u in unions:
             c = origin.get(id(u))
             if isinstance(c, Constraint):
@@ -361,13 +361,13 @@ class _Counter:
             if expr is None:
                 return None
             texts.append(f"{expr.isl()} {'=' if c.eq else '>='} 0")
-            if not c.eq and len(expr.terms) == 2 and expr.const <= -1:  # x <= E - 1 or less
-                below.add(frozenset(expr.terms))
+            bounds.append((expr, c.eq))
+        below = _upper_bounds(bounds)
         return (len(dims), tuple(sorted(texts)),
                 tuple((f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)),
                 tuple((i, gi[rw.dim_group[dims[i]]], tuple(sorted(cs))) for i, cs in sorted(conds.items())),
                 tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split
-                      if frozenset({(f"x{dims.index(l)}", -1), (f"E{gi[rw.dim_group[l]]}", 1)}) not in below))
+                      if below.get((f"x{dims.index(l)}", f"E{gi[rw.dim_group[l]]}"), 0) > -1))
 
     def _position(self, c: Constraint, xs: dict[str, str], dims: list[int],
                   split: list[int]) -> tuple[int, indices.Cond] | None:
@@ -428,6 +428,31 @@ class _Counter:
                 f = self._classes[key]
                 self._products[tuple(keys[:i + 1])] = f if i == 0 else times(self._products[tuple(keys[:i])], f)
         return self._products[tuple(keys)]
+
+
+def _upper_bounds(exprs: list[tuple[Affine, bool]]) -> dict[tuple[str, str], int]:
+    """``(x, E) -> c``: the least ``c`` with ``x <= E + c`` that chains of two-term bounds
+    (``E - x + c >= 0``, ``a - b + c >= 0``, equalities both ways) show, so that isl need not
+    prove a class's indices stay inside their tiles (the pivot kernels' ``j <= i <= N - 1``)."""
+    edges = []  # (a, b, c): b <= a + c
+    for e, eq in exprs:
+        if len(e.terms) == 2 and sorted(a for _, a in e.terms) == [-1, 1]:
+            (hi, _), (lo, _) = sorted(e.terms, key=lambda t: -t[1])
+            edges.append((hi, lo, e.const))
+            if eq:
+                edges.append((lo, hi, -e.const))
+    ub: dict[tuple[str, str], int] = {}
+    for _ in range(len(edges) + 1):  # Bellman-Ford rounds: a longer chain repeats a bound
+        changed = False
+        for a, b, c in edges:
+            heads = [(a, 0)] if a.startswith("E") else [(e, k) for (x, e), k in ub.items() if x == a]
+            for e, k in heads:
+                if b.startswith("x") and k + c < ub.get((b, e), k + c + 1):
+                    ub[(b, e)] = k + c
+                    changed = True
+        if not changed:
+            break
+    return ub
 
 
 def implied(cs: list[Constraint]) -> set[Constraint]:
