@@ -420,7 +420,8 @@ class _Counter:
         classes = {}
         for cls in _linked(unions, self._vars):
             classes[tuple(sorted({tuple(tuple(c) for c in u) for u in cls}))] = cls
-        keys = sorted(classes)
+        # classes of fewer constraints first: more cases share them, hence the prefix products
+        keys = sorted(classes, key=lambda k: (len(k), k))
         for i, key in enumerate(keys):  # cases share classes: products of a prefix too
             if key not in self._classes:
                 self._classes[key] = self._card(classes[key], origin)
