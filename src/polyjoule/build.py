@@ -22,9 +22,17 @@ def source_digest(root: Path) -> str:
     return h.hexdigest()
 
 
+#: the packages whose code makes what the cache keeps: the model, the tiling, the counts and
+#: schedules (pickled with their classes), and the targets that price and key them
+DERIVING = ("model", "mapping", "analysis", "targets", "dse")
+
+
 @functools.lru_cache(maxsize=1)
 def code_id() -> str:
-    """``VERSION+DIGEST`` of this installation (about 8 ms, once per process that caches)."""
+    """``VERSION+DIGEST`` of this installation's deriving code (a few ms, once per process
+    that uses the cache)."""
     from polyjoule import __version__
 
-    return f"{__version__}+{source_digest(Path(__file__).parent)[:16]}"
+    root = Path(__file__).parent
+    digest = hashlib.sha256("".join(source_digest(root / d) for d in DERIVING).encode())
+    return f"{__version__}+{digest.hexdigest()[:16]}"

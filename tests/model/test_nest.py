@@ -45,11 +45,24 @@ def test_registered_workload_and_its_text_reach_the_same_pra(name: str) -> None:
     assert einsum_kernel(w).phases == einsum_kernel(text, name=name).phases
 
 
-def test_rank_and_tensor_names_must_not_clash() -> None:
-    w = Workload("clash", ("A", "K"), ("K",), (Tensor("A", ("A", "K")), Tensor("B", ("K",))),
-                 Tensor("C", ("A",)), (("A", "B"),))
-    with pytest.raises(SpecError, match="names both a rank and a tensor"):
+def test_a_loop_and_a_tensor_must_not_share_a_name() -> None:
+    w = Workload("clash", ("A", "K"), ("K",), (Tensor("a", ("A", "K")), Tensor("B", ("K",))),
+                 Tensor("C", ("A",)), (("a", "B"),))
+    with pytest.raises(SpecError, match="'a' names both a rank and a tensor"):
         workload_nest(w)
+
+
+def test_a_rank_whose_parameter_would_be_a_tensor_s_name_is_counted_alike() -> None:
+    """Batched matmul's rank ``b`` beside tensor ``B``: its parameter is ``NB``, and every
+    count equals the same einsum with the rank named ``z`` (parameter ``Z``)."""
+    from polyjoule.analysis import analyze
+
+    ours = analyze(einsum="C[b,m,n] += A[b,m,k]*B[b,k,n]", extents={"b": 3, "m": 5, "n": 6, "k": 4})
+    other = analyze(einsum="C[z,m,n] += A[z,m,k]*B[z,k,n]", extents={"z": 3, "m": 5, "n": 6, "k": 4})
+    assert ours.kernel.phases[0].params == ("NB", "M", "N", "K")
+    a = ours.evaluate({"NB": 3, "M": 5, "N": 6, "K": 4})
+    b = other.evaluate({"Z": 3, "M": 5, "N": 6, "K": 4})
+    assert a.counts == b.counts and a.counts["DR"] > 0
     w = Workload("case", ("m", "M"), (), (Tensor("X", ("m", "M")), Tensor("Y", ("m", "M"))),
                  Tensor("Z", ("m", "M")), (("X", "Y"),))
     with pytest.raises(SpecError, match="differ only in case"):

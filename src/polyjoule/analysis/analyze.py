@@ -210,7 +210,7 @@ class Analysis:
     tile: tuple[int, ...] | None
     table: EnergyTable
     phases: list[PhaseAnalysis]
-    derive_seconds: float
+    derive_seconds: float  # obtaining the formulas: derived, or read from the cache
     declaration: ProcessorArray | None = None  # clock, leakage, widths; ``table`` its energies
     _compiled: Any = field(default=None, repr=False)
     _schedules: list[Any] | None = field(default=None, repr=False)
@@ -460,6 +460,7 @@ def analyze(
     table = decl.energy
     t0 = time.perf_counter()
     phases = []
+    derived: list[tuple[str, list[Formula]]] = []  # stored after the clock: kept for next time
     for pra in k.phases:
         tiling = Tiling.of(pra, array, tile if tile is not None and len(k.phases) == 1 else
                            (tile if tile is not None and len(tile) == pra.n else None))
@@ -472,8 +473,7 @@ def analyze(
                 vols = [Volume(c, f) for c, f in zip(cs, cached, strict=True)]
             else:
                 vols, _ = derive(pra, tiling)
-                if store is not None:
-                    store.put(key, [v.formula for v in vols])
+                derived.append((key, [v.formula for v in vols]))
             phases.append(PhaseAnalysis(pra, tiling, "symbolic", groups, vols))
         except NotSymbolic:
             ph = PhaseAnalysis(pra, tiling, "fixed", [], None)
@@ -482,5 +482,8 @@ def analyze(
                 pra.check_params(vals)
                 ph.volumes_for(tiling.sizes(pra, vals))
             phases.append(ph)
+    seconds = time.perf_counter() - t0
+    for key, formulas in derived if store is not None else ():
+        store.put(key, formulas)
     t = (array[0], array[1]) if len(array) == 2 else (1, array[0])
-    return Analysis(k, t, tile, table, phases, time.perf_counter() - t0, decl)
+    return Analysis(k, t, tile, table, phases, seconds, decl)

@@ -103,15 +103,21 @@ def read_index(node: Any) -> int | None:
 
 
 def workload_names(w: Workload) -> tuple[dict[str, str], dict[str, str]]:
-    """rank -> loop name (lower case), rank -> parameter (upper case)."""
+    """rank -> loop name (lower case), rank -> parameter (upper case; ``N`` before it when a
+    tensor has that name: the batch rank ``b`` of ``C[b,m,n] += A[b,m,k]*B[b,k,n]`` is ``NB``)."""
     dims = {r: r.lower() for r in w.ranks}
-    params = {r: r.upper() for r in w.ranks}
     if len(set(dims.values())) != len(dims):
         raise SpecError(f"workload {w.name!r}: ranks {', '.join(w.ranks)} differ only in case")
     tensors = {t.name for t in (*w.operands, w.result)}
-    clash = (set(dims.values()) | set(params.values())) & tensors
+    clash = set(dims.values()) & tensors
     if clash:
         raise SpecError(f"workload {w.name!r}: {sorted(clash)[0]!r} names both a rank and a tensor")
+    params: dict[str, str] = {}
+    for r in w.ranks:
+        name = r.upper()
+        while name in tensors or name in dims.values() or name in params.values():
+            name = "N" + name
+        params[r] = name
     return dims, params
 
 
