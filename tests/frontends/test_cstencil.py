@@ -131,12 +131,34 @@ def chain(a: np.ndarray, b: np.ndarray, c: np.ndarray, steps: int) -> None:
             a[i] = 0.25 * (c[i] + 2.0 * c[i + 1] + b[i])
 
 
+DECAY = """
+void kernel_decay(int tsteps, int n, double A[N], double B[N])
+{
+  int t, i;
+#pragma scop
+  for (t = 0; t < _PB_TSTEPS; t++)
+    for (i = 1; i < _PB_N - 1; i++)
+      A[i] = 0.3 * A[i] + B[i];
+#pragma endscop
+}
+"""
+
+
+def decay(a: np.ndarray, b: np.ndarray, steps: int) -> None:
+    """One sweep that reads only the element it writes (and an input): the nest path takes
+    ``t`` for a loop that overwrites ``A[i]``; the stencil rule carries it along ``t``."""
+    for _t in range(steps):
+        for i in range(1, len(a) - 1):
+            a[i] = 0.3 * a[i] + b[i]
+
+
 Run = Callable[..., None]
 CASES: dict[str, tuple[str, Run, tuple[str, ...], dict[str, int]]] = {
     "jacobi5": (JACOBI5, jacobi5, ("A", "B"), {"TSTEPS": 5, "N": 13}),
     "jacobi9": (JACOBI9, jacobi9, ("A", "B"), {"TSTEPS": 4, "N": 7}),
     "relax": (SEIDEL1, seidel1, ("A", "w"), {"TSTEPS": 6, "N": 11}),
     "chain": (CHAIN, chain, ("A", "B", "C"), {"TSTEPS": 4, "N": 9}),
+    "decay": (DECAY, decay, ("A", "B"), {"TSTEPS": 5, "N": 8}),
 }
 
 

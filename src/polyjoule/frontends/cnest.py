@@ -634,14 +634,16 @@ def _c_kernel(text: str, filename: str, dtype: str | None,
     src = preprocess(text, filename, include_dirs, defines)
     try:
         name, nests = c_nests(text, filename, dtype, source=src)
-    except SpecError:  # a time loop around sweeps (a stencil) has its own rule
+        used = {p for n in nests for p in n.params}
+        found = {ds: {p: v for p, v in vals.items() if p in used}
+                 for ds, vals in src.datasets.items()}
+        return localize(nests, name, f"localised from {filename}",
+                        datasets if datasets is not None else found)
+    except SpecError:  # a time loop around sweeps (a stencil) has its own rule; a sweep
+        # that reads only the element it writes (A[i] = 0.3*A[i]) passes the nest reader
+        # and fails in localisation (t a reduction loop that overwrites)
         from polyjoule.frontends.cstencil import stencil_kernel  # cstencil imports cnest
 
         if (stencil := stencil_kernel(src, filename, dtype, datasets)) is None:
             raise
         return stencil
-    used = {p for n in nests for p in n.params}
-    found = {ds: {p: v for p, v in vals.items() if p in used}
-             for ds, vals in src.datasets.items()}
-    return localize(nests, name, f"localised from {filename}",
-                    datasets if datasets is not None else found)
