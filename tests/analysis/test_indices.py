@@ -121,3 +121,30 @@ def test_index_count_declines_what_it_cannot_show():
                          (), ((1, 0),)) is None  # x1 unbounded above
     assert indices.count(params, context, 2, ("x1 - x0 >= 0", "-x1 + E0 - 1 >= 0"), extents,
                          (), ((1, 0),)) is None  # x0 unbounded below: infinitely many points
+
+
+def test_offsets_with_a_least_tile_size_hold_and_are_tight():
+    """``indices.offsets(g, r, pmin)``: at every p >= pmin (to 12), j in 0..p-1 and r in
+    1..p, ``g + hi*p >= 0`` and ``g + (lo-1)*p < 0``; a larger least tile size needs
+    fewer alternatives (a stencil of distance 4 on tiles of at least 4), never a wrong one."""
+    from polyjoule.model.affine import Affine
+
+    rng = random.Random(7)
+    for _ in range(400):
+        coeffs = {n: rng.randint(-2, 2) for n in ("j0", "j1", "r")}
+        g = Affine.of(coeffs, rng.randint(-9, 9))
+        pmin = rng.randint(1, 6)
+        lo, hi = indices.offsets(g, "r", pmin)
+        assert indices.offsets(g, "r", 1)[1] >= hi  # never more alternatives than at p >= 1
+        for p in range(pmin, 13):
+            for j0, j1, r in itertools.product(range(p), range(p) if coeffs["j1"] else [0],
+                                               range(1, p + 1)):
+                v = g.evaluate({"j0": j0, "j1": j1, "r": r})
+                assert v + hi * p >= 0 and v + (lo - 1) * p < 0, (g, pmin, p)
+    distance4 = Affine.of({"j0": -1, "r": 1}, -5)  # x <= E - 5 in a tile of at least 4
+    assert indices.offsets(distance4, "r", 4)[1] < indices.offsets(distance4, "r", 1)[1]
+
+
+def test_the_least_value_a_context_states():
+    assert indices.least_value(("q0 >= 4", "q1 >= 1", "q0 >= 2", "q2 <= q0"), "q0") == 4
+    assert indices.least_value(("q10 >= 7",), "q1") == 1

@@ -169,6 +169,7 @@ class _Rewriter:
             l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
         self._pieces: dict[Constraint, list[list[str]]] = {}
+        self.need = min_tile(pra)  # the least tile size of each dim: the context's p >= ...
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -245,7 +246,7 @@ class _Rewriter:
         bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        return alternatives(rest, delta, p, grp.t, grp.r, c.eq)
+        return alternatives(rest, delta, p, grp.t, grp.r, c.eq, max(self.need[l] for l in grp.dims))
 
 
 class _Counter:

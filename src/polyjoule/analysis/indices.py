@@ -25,6 +25,7 @@ memoised), where Barvinok on the tile split counts every case's unions afresh.
 from __future__ import annotations
 
 import functools
+import re
 from fractions import Fraction
 
 from polyjoule.analysis import _isl
@@ -34,16 +35,19 @@ from polyjoule.model.affine import Affine
 Extent = tuple[str, str, str, str]
 
 
-def offsets(g: Affine, r: str) -> tuple[int, int]:
+def offsets(g: Affine, r: str, pmin: int = 1) -> tuple[int, int]:
     """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
-    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= 1``):
+    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= pmin``):
     ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
     ap = sum(a for n, a in g.terms if a > 0 and n != r)
     an = sum(-a for n, a in g.terms if a < 0 and n != r)
     bp = sum(a for n, a in g.terms if a > 0 and n == r)
     bn = sum(-a for n, a in g.terms if a < 0 and n == r)
     c0 = g.const
-    hi = an + bn + max(0, -(c0 + bp + an))
+    # the least g is (-an - bn)*p + an + bp + c0: with delta = an + bn + e (e >= 1) it holds
+    # for every p >= pmin once e*pmin + an + bp + c0 >= 0 (a stencil's tile of at least its
+    # distance needs no alternative for a tile further back)
+    hi = an + bn + max(0, -((c0 + bp + an) // max(pmin, 1)))
     # g + d*p <= (ap + bp + d)*p + c0 - ap - bn: positive for some p >= 1 iff
     # ap + bp + d >= 1, or (at p = 1) ap + bp + d + c0 - ap - bn >= 0
     return -(ap + bp) + min(1, ap + bn - c0), hi
@@ -63,12 +67,14 @@ def delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
     return (None, c) if b == 0 else (c + 1, None)  # -k + c; t - k + c in [1+c, t+c]
 
 
-def alternatives(rest: Affine, delta: Affine, p: str, t: str, r: str, eq: bool) -> list[list[str]]:
+def alternatives(rest: Affine, delta: Affine, p: str, t: str, r: str, eq: bool,
+                 pmin: int = 1) -> list[list[str]]:
     """``rest + p*delta >= 0`` (``= 0`` if ``eq``) as a union of conjunctions of isl
     constraint texts, one per value of the tile offset ``delta`` where it is not decided
-    (``[[]]``: always true). ``rest`` names intra-tile indices and ``r`` only."""
+    (``[[]]``: always true). ``rest`` names intra-tile indices and ``r`` only; ``p`` is at
+    least ``pmin``."""
     op = "=" if eq else ">="
-    lo, hi = offsets(rest, r)
+    lo, hi = offsets(rest, r, pmin)
     dmin, dmax = delta_range(delta, t)
     if not eq and dmin is not None and hi <= dmin:
         return [[]]  # delta >= hi for every tile: always true
@@ -129,12 +135,26 @@ def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
     lo = (lb.pop(), max(c for _, c in lows)) if lows else (0, 0)
     hi = (hb.pop(), min(c for _, c in highs)) if highs else (1, -1)
     if lo[0] == hi[0]:  # a constant number of positions
-        return [(1, ("v", lo[0], v)) for v in range(lo[1], hi[1] + 1)]
-    if lo[0] == 0 and hi == (1, -1) and lo[1] <= 4:  # the tile less its first positions
-        return [(1, ("all",))] + [(-1, ("v", 0, v)) for v in range(0, lo[1])]
-    if lo == (0, 0) and hi[0] == 1 and hi[1] >= -5:  # the tile less its last positions
-        return [(1, ("all",))] + [(-1, ("v", 1, v)) for v in range(hi[1] + 1, 0)]
+        return _fixed(lo[0], lo[1], hi[1])
+    if lo[0] == 0 and hi == (1, -1):  # the tile less its first positions
+        return [(1, ("all",))] + [(-s, x) for s, x in _fixed(0, 0, lo[1] - 1)]
+    if lo == (0, 0) and hi[0] == 1:  # the tile less its last positions
+        return [(1, ("all",))] + [(-s, x) for s, x in _fixed(1, hi[1] + 1, -1)]
     return [(1, ("r", conds))]
+
+
+#: at most this many positions are summed one by one; more are one range (each sum is an isl
+#: summation, and adding many sums of different chambers costs more than summing a range)
+FIXED = 2
+
+
+def _fixed(b: int, first: int, last: int) -> list[tuple[int, Place]]:
+    """Positions ``j = b*p + first .. b*p + last``: each alone, or one range."""
+    if last < first:
+        return []
+    if last - first + 1 <= FIXED:
+        return [(1, ("v", b, v)) for v in range(first, last + 1)]
+    return [(1, ("r", ((1, -b, -first, False), (-1, b, last, False))))]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -151,9 +171,10 @@ def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
     if pieces is None:
         return None
     where = {f"x{i}": (g, place) for i, g, place in fibre}
+    least = {e[1]: least_value(context, e[1]) for e in extents}
     texts = []
     for conjs, terms in pieces:
-        domain = [_tile_form(conj, extents, where) for conj in conjs]
+        domain = [_tile_form(conj, extents, where, least) for conj in conjs]
         if any(d is None for d in domain):
             return None
         texts.append((_polynomial(terms, extents, where), " or ".join(f"({d})" for d in domain)))
@@ -179,8 +200,14 @@ def _position(place: Place, p: str, i: str) -> tuple[str, dict[str, int], int, i
     return f"{place[1]}*{p} + {place[2]}", {}, place[2], place[1]
 
 
+def least_value(context: tuple[str, ...], name: str) -> int:
+    """The least value of ``name`` that ``context`` states (``p0 >= 3``; else 1)."""
+    lows = [int(m[1]) for c in context if (m := re.fullmatch(rf"{re.escape(name)} >= (-?\d+)", c))]
+    return max([1, *lows])
+
+
 def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Extent, ...],
-               where: dict[str, tuple[int, Place]]) -> str | None:
+               where: dict[str, tuple[int, Place]], least: dict[str, int]) -> str | None:
     """A chamber of the fibre count (affine in the fibre indices ``x``, the extents and
     other parameters) with ``x = j + p*m`` and ``E = p*(t-1) + r``: a conjunction of unions."""
     out = []
@@ -211,7 +238,7 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
                 dconst -= a
             else:
                 return None  # another parameter: the offsets are not bounded
-        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p, t, r, eq)
+        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p, t, r, eq, least[p])
         if alts == [[]]:
             continue
         out.append("(" + " or ".join("(" + (" and ".join(a) or "true") + ")" for a in alts) + ")")
