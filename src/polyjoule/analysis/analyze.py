@@ -106,9 +106,21 @@ class PhaseAnalysis:
         """Display text of case ``k`` (per tile sizes in fixed mode), built once."""
         key = (k, sizes if self.volumes is None else None)
         if key not in self._display:
-            vols = self.volumes_for(sizes)
-            self._display[key] = display(vols[k].formula, self.pra, self.groups)
+            f = self.volumes_for(sizes)[k].formula
+            terms = sum(len(p.terms) for p in f.pieces)
+            if self.volumes is None and terms > FIXED_TERMS_SHOWN:
+                self._display[key] = (
+                    f"quasi-polynomial in {', '.join(self.pra.params)}: {len(f.pieces)} "
+                    f"piece{'s' * (len(f.pieces) > 1)}, {terms} terms "
+                    f"(tiles {','.join(map(str, sizes))}; --latex)")
+            else:
+                self._display[key] = display(f, self.pra, self.groups)
         return self._display[key]
+
+
+#: a fixed-tile formula (no closed form in the tile sizes) longer than this is summarised in
+#: tables: a banded kernel's runs to pages of floors, and sympy takes seconds to print it
+FIXED_TERMS_SHOWN = 48
 
 
 @dataclass(frozen=True)
