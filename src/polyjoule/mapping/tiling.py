@@ -50,7 +50,7 @@ class Tiling:
         if len(axes) > pra.n:
             raise InfeasibleMapping(
                 f"--array: {array[0]}x{array[1]} has {len(axes)} axes but {pra.name} has "
-                f"{pra.n} dims"
+                f"{pra.n} dim{'s' * (pra.n != 1)} (a 1-D array: --array 1x{max(axes)})"
             )
         t = tuple(axes[l] if l < len(axes) else 1 for l in range(pra.n))
         if tile is not None:
