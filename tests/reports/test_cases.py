@@ -60,3 +60,20 @@ def test_a_term_longer_than_the_line_is_split_not_cut() -> None:
     term = "x" * 100
     lines = formula_lines(term, 40, 6)
     assert "".join(x.strip() for x in lines) == term and all(len(x) <= 40 for x in lines)
+
+
+def test_every_line_of_a_piecewise_formula_fits_with_its_semicolon() -> None:
+    """Each piece's last line takes a ';': a piece that filled its lines exactly ran one
+    column past the terminal (jacobi-2d at 80 columns)."""
+    import random
+
+    rng = random.Random(3)
+    words = ["N", "-", "p1*t1", "+", "p1", "=", "0", "and", "t0", ">=", "2", "if", "or"]
+    for _ in range(300):
+        width = rng.randint(30, 100)
+        pieces = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 40)))
+                  for _ in range(rng.randint(1, 4))]
+        formula = "; ".join(pieces)
+        lines = formula_lines(formula, width, 6)
+        assert all(len(x) <= width for x in lines), (width, formula)
+        assert "".join("".join(lines).split()) == "".join(formula.split())  # nothing lost

@@ -90,6 +90,8 @@ def formula_lines(formula: str, line_width: int, indent: int) -> list[str]:
     lines of its own, broken before a condition's keyword, then before an operator;
     continuation lines indented two more. A term longer than a line is split where it must."""
     room = max(20, line_width - indent - 2)
+    if "; " in formula:  # each piece's last line takes a ';' more
+        room -= 1
     lines: list[str] = []
     for piece in formula.split("; "):
         pieces = [p for clause in CLAUSE.split(piece)
