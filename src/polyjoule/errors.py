@@ -71,6 +71,10 @@ class InProgramFile(PolyjouleError):
         self.exit_code = err.exit_code
 
 
+class ReaderGone(Exception):  # noqa: N818 - not an error: the run's reader left
+    """The reader of standard output closed it (``| head``): the run ends quietly, 141."""
+
+
 class NotSymbolic(Exception):
     """Internal control flow, not a user error: the symbolic-tile rewrite does not apply.
 

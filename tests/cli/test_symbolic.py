@@ -33,7 +33,7 @@ def test_latex_without_json_prints_every_formula():
 
 def test_latex_of_fixed_tiles_is_not_empty():
     """Fixed tile sizes derive formulas per tile choice: the chosen ones are shown."""
-    args = ["analyze", "gemm", "--array", "2x2", "--tile", "3,3,3", "--set", "NI=6,NJ=6,NK=6"]
+    args = ["analyze", "gemm", "--array", "2x2", "--tile", "3,3,6", "--set", "NI=6,NJ=6,NK=6"]
     rows = _json(args + ["--latex"])
     assert rows["latex"] and len(rows["latex"]) == len(rows["volumes"])
     r = runner.invoke(app, args + ["--latex"])
@@ -73,3 +73,14 @@ def test_a_fixed_tile_formula_too_long_to_read_is_summarised_and_latex_keeps_it(
     assert all(len(t) > 200 for t, v in zip(tex, rows["volumes"], strict=True) if v in long)
     assert [v["value"] for v in rows["volumes"]] == [
         v["value"] for v in _json(args + ["--latex"])["volumes"]]
+
+
+def test_a_tile_size_for_a_dim_off_the_array_is_refused_unless_it_is_the_extent():
+    """One tile spans a dim that is not on the array: another size given for it used to be
+    dropped without a word."""
+    base = ["analyze", "gemm", "--array", "1x8", "--set", "NI=20,NJ=25,NK=30"]
+    r = runner.invoke(app, [*base, "--tile", "3,20,30"])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "--tile: 20 for j, which is not on the array: one tile spans its 25 iterations" in r.output
+    ok = _json([*base, "--tile", "3,25,30"])
+    assert ok["tile_sizes"] == {"gemm": [3, 25, 30]}

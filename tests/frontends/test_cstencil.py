@@ -152,6 +152,31 @@ def decay(a: np.ndarray, b: np.ndarray, steps: int) -> None:
             a[i] = 0.3 * a[i] + b[i]
 
 
+GLOBAL = """
+double A[N];
+double B[N];
+void kernel_glob(int tsteps, int n)
+{
+  int t, i;
+  for (t = 0; t < _PB_TSTEPS; t++) {
+    for (i = 1; i < _PB_N - 1; i++)
+      B[i] = 0.5 * (A[i - 1] + A[i + 1]);
+    for (i = 1; i < _PB_N - 1; i++)
+      A[i] = B[i];
+  }
+}
+"""
+
+
+def glob(a: np.ndarray, b: np.ndarray, steps: int) -> None:
+    """Arrays declared at file scope: their declared extent, not the loops' (N, not N - 1)."""
+    for _t in range(steps):
+        for i in range(1, len(a) - 1):
+            b[i] = 0.5 * (a[i - 1] + a[i + 1])
+        for i in range(1, len(a) - 1):
+            a[i] = b[i]
+
+
 Run = Callable[..., None]
 CASES: dict[str, tuple[str, Run, tuple[str, ...], dict[str, int]]] = {
     "jacobi5": (JACOBI5, jacobi5, ("A", "B"), {"TSTEPS": 5, "N": 13}),
@@ -159,6 +184,7 @@ CASES: dict[str, tuple[str, Run, tuple[str, ...], dict[str, int]]] = {
     "relax": (SEIDEL1, seidel1, ("A", "w"), {"TSTEPS": 6, "N": 11}),
     "chain": (CHAIN, chain, ("A", "B", "C"), {"TSTEPS": 4, "N": 9}),
     "decay": (DECAY, decay, ("A", "B"), {"TSTEPS": 5, "N": 8}),
+    "glob": (GLOBAL, glob, ("A", "B"), {"TSTEPS": 3, "N": 9}),
 }
 
 

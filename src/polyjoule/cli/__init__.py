@@ -26,7 +26,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from polyjoule.errors import PolyjouleError
+from polyjoule.errors import PolyjouleError, ReaderGone
 
 #: command -> the module of :mod:`polyjoule.cli` whose ``register(app)`` adds it; the order
 #: is the order of ``--help``. A new command is one line here.
@@ -192,9 +192,17 @@ def outcome(call: Callable[[], Any]) -> int:
     except RecursionError:
         print("polyjoule: error: input nested too deeply to read", file=sys.stderr)
         return 2
+    except ReaderGone:  # the reader closed the pipe (| head): quietly, as a shell says it
+        return 141
+    except SystemExit:  # click ends a run whose reader closed the pipe with exit 1
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # what it does then, only then
+            return 141
+        raise
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0  # typer.Exit(code)
 
 
 def main() -> None:
-    """Console entry point: a user-facing error is one line and exit 2, never a traceback."""
+    """Console entry point: a user-facing error is one line and exit 2, never a traceback.
+    A reader that stops early (``| head``) ends the run quietly with 141, as a shell reports
+    a program its pipe closed (1 is a validation mismatch)."""
     app()

@@ -222,8 +222,8 @@ def _fmt(x: Any, what: str) -> str:
 def _title(verb: str, k: Kernel, arr: tuple[int, int], values: dict[str, int]) -> str:
     from polyjoule.reports.tables import article
 
-    return (f"{verb} {k.name} on {article(arr[0])} {arr[0]}x{arr[1]} array "
-            f"({', '.join(f'{p}={v}' for p, v in values.items())})")
+    sizes = f" ({', '.join(f'{p}={v}' for p, v in values.items())})" if values else ""
+    return f"{verb} {k.name} on {article(arr[0])} {arr[0]}x{arr[1]} array{sizes}"
 
 
 def _print_simulation(k: Kernel, arr: tuple[int, int], values: dict[str, int], r: Any,

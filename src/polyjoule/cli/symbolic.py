@@ -47,8 +47,12 @@ def resolve_values(kernel: Kernel, set_: str | None, dataset: str | None,
     values = kernel.resolve(given, dataset)
     missing = [p for p in kernel.params if p not in values]
     if missing:
-        raise SpecError(f"--set: parameter {missing[0]} of {kernel.name} is not set "
-                        f"(give --set {missing[0]}=.. or --dataset)")
+        names = ", ".join(missing)
+        hint = f"--set {','.join(f'{p}=..' for p in missing)}"
+        known = f" or --dataset ({', '.join(kernel.datasets)})" if kernel.datasets else ""
+        raise SpecError(f"--set: {'parameters' if len(missing) > 1 else 'parameter'} {names} "
+                        f"of {kernel.name} {'are' if len(missing) > 1 else 'is'} not set "
+                        f"(give {hint}{known})")
     return values
 
 
@@ -105,8 +109,10 @@ def register(app: typer.Typer) -> None:
         table = load_table(energy_table, base=decl.energy)
         from polyjoule.dse.cache import FormulaCache
 
-        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values,
+        tiles = parse_ints(tile, "--tile")
+        a = run(k, array=decl, tile=tiles, energy_table=table, values=values,
                 store=None if no_cache else FormulaCache())
+        check_unplaced_tiles(a, tiles, values)
         r = a.evaluate(values)
         extra = r.to_json()
         over = capacity_over(a, values, r)
@@ -128,6 +134,22 @@ def register(app: typer.Typer) -> None:
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
+
+
+def check_unplaced_tiles(a: Any, tiles: tuple[int, ...] | None, values: dict[str, int]) -> None:
+    """A ``--tile`` size for a dim that is not on the array would be dropped (one tile spans
+    such a dim): refused unless it is that extent (what ``map`` prints for it)."""
+    from polyjoule.errors import SpecError
+
+    for ph in a.phases if tiles else ():
+        if len(tiles) != ph.pra.n:
+            continue
+        for l, d in enumerate(ph.pra.dims):
+            e = int(d.extent.evaluate(values))
+            if not ph.tiling.tiled(l) and tiles[l] != e:
+                raise SpecError(f"--tile: {tiles[l]} for {d.name}, which is not on the array: one "
+                                f"tile spans its {e} iterations (give {e}, or place {d.name} "
+                                f"with --axes)")
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
@@ -198,8 +220,8 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: i
 
     con = console(wide)
     print_cases(
-        f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array "
-        f"({', '.join(f'{p}={v}' for p, v in r.values.items())})",
+        f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array"
+        + (f" ({', '.join(f'{p}={v}' for p, v in r.values.items())})" if r.values else ""),
         [CaseRow(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
               energy(v.energy_pj)) for v in r.volumes], con)
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]

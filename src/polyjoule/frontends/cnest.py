@@ -419,10 +419,13 @@ def _array_decl(d: c_ast.Decl, dims: tuple[Any, ...], ctx: _Ctx) -> None:
             _affine(x, ctx, [], f"size of {d.name}", _where(d, ctx.filename)) for x in dims)
 
 
-def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx) -> None:
-    """Array shapes, size parameters (int arguments) and scalars of the function."""
+def _declarations(fn: c_ast.FuncDef | None, body: list[Any], ctx: _Ctx,
+                  file_scope: Sequence[Any] = ()) -> None:
+    """Array shapes, size parameters (int arguments) and scalars of the function; arrays
+    declared at file scope (``double A[64];`` before the function) as its arguments."""
     params = fn.decl.type.args.params if fn is not None and fn.decl.type.args is not None else []
-    for d in params:
+    arrays = [d for d in file_scope if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.ArrayDecl)]
+    for d in [*arrays, *params]:
         if not isinstance(d, c_ast.Decl):
             continue
         dims = _dims_of(d, ctx)
@@ -566,10 +569,11 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
 
     ``dtype`` None keeps the arrays' declared type (``double`` -> ``fp64``)."""
     src = source or preprocess(text, filename, include_dirs, defines)
-    fn, name = _function(_parse(strip_directives(src.text), filename), filename)
+    tree = _parse(strip_directives(src.text), filename)
+    fn, name = _function(tree, filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename, size_scalars=dict(src.size_scalars))
-    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx, tree.ext)
     known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
     body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
     ctx.sized = {k: v.tree for k, v in folded.items() if isinstance(v, Sized)}  # adi's DX

@@ -168,10 +168,11 @@ def time_loop(body: list[Any], ctx: _Ctx, name: str, dtype: str,
 def stencil_kernel(src: CSource, filename: str, dtype: str | None = None,
                    datasets: dict[str, dict[str, int]] | None = None) -> Kernel | None:
     """The kernel of a time-iterated stencil, or None when the scop is not one."""
-    fn, name = _function(_parse(strip_directives(src.text), filename), filename)
+    tree = _parse(strip_directives(src.text), filename)
+    fn, name = _function(tree, filename)
     body = list(fn.body.block_items or [])
     ctx = _Ctx(filename)
-    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx)
+    _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx, tree.ext)
     tl = time_loop(body, ctx, name, dtype or "fp32", src.live_out)
     if tl is None:
         return None

@@ -95,7 +95,9 @@ def load_yaml(text: str, where: str | Path) -> Any:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise SpecError(f"{where}: not valid YAML{at}") from None
+        problem = getattr(e, "problem", None)  # the parser's reason: "found a tab ..."
+        why = f": {' '.join(str(problem).split())}" if problem else ""
+        raise SpecError(f"{where}: not valid YAML{at}{why}") from None
     finally:
         loader.dispose()
 

@@ -120,9 +120,22 @@ def width(wide: bool = False) -> int:
     return WIDE if wide else Console().width
 
 
+class _Console(Console):
+    """rich's console, but a closed pipe ends the run as the CLI says (not rich's exit 1)."""
+
+    def on_broken_pipe(self) -> None:
+        import os
+        import sys
+
+        from polyjoule.errors import ReaderGone
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush
+        raise ReaderGone
+
+
 def console(wide: bool = False, stderr: bool = False) -> Console:
     """A console of the terminal's width (``wide``: unlimited), no syntax highlighting."""
-    return Console(width=WIDE if wide else None, stderr=stderr, highlight=False)
+    return _Console(width=WIDE if wide else None, stderr=stderr, highlight=False)
 
 
 @dataclass(frozen=True)
