@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,7 +114,9 @@ def register(app: typer.Typer) -> None:
         a = run(k, array=decl, tile=tiles, energy_table=table, values=values,
                 store=None if no_cache else FormulaCache())
         check_unplaced_tiles(a, tiles, values)
+        t0 = time.perf_counter()
         r = a.evaluate(values)
+        evaluated = time.perf_counter() - t0
         extra = r.to_json()
         over = capacity_over(a, values, r)
         if fmt == "json":
@@ -125,7 +128,7 @@ def register(app: typer.Typer) -> None:
         elif fmt == "csv":
             emit(r.to_csv(), output)
         else:
-            _print(k, a, r, extra, wide)
+            _print(k, a, r, extra, wide, evaluated)
             if as_latex:
                 from polyjoule.reports.tables import echo
 
@@ -214,7 +217,8 @@ def emit(text: str, output: Path | None) -> None:
     typer.echo(f"wrote {path}", err=True)
 
 
-def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-untyped-def]
+           evaluated: float | None = None) -> None:
     from polyjoule.reports.cases import CaseRow, print_cases
     from polyjoule.reports.tables import Column, article, console, count, echo, energy, print_table
 
@@ -231,11 +235,11 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False) -> None:  # type: i
     print_table("totals (accesses per location class, executions per operation)",
                 [Column("what", fold=False), Column("accesses / ops", number=True),
                  Column("energy", number=True)], rows, con=con)
-    for line in _summary(a, r, extra):
+    for line in _summary(a, r, extra, evaluated):
         echo(line, con=con)
 
 
-def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
+def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  # type: ignore[no-untyped-def]
     """The lines under the tables: schedule, latency, static energy and power, timing."""
     from polyjoule.reports.tables import energy, quantity
 
@@ -259,5 +263,8 @@ def _summary(a, r, extra: dict) -> list[str]:  # type: ignore[no-untyped-def]
             f"{quantity(extra['throughput_ips'], 'iterations/s')}"
             + (f", {energy(per_op)}/op" if per_op is not None else ""))
     out.append(f"derived in {a.derive_seconds:.3f} s "
-               f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)")
+               f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)"
+               # the schedule and the formulas' text come after: a user's wait is both
+               + ("" if evaluated is None else
+                  f"; scheduled, evaluated and formulas written out in {evaluated:.2f} s"))
     return out
