@@ -81,9 +81,11 @@ def unknown_kernel(name: str, known: list[str]) -> UnknownNameError:
     import difflib
 
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    # a near name is the whole hint; else the list (short enough for one line up to ~10)
-    hint = (f"did you mean {', '.join(close)}? `polyjoule list` shows all {len(known)}"
-            if close else f"built-in: {', '.join(known)}")
+    # a near name is the whole hint; else the list while it is short (the 26 built-ins made
+    # a 300-character line: `polyjoule list` shows them)
+    hint = (f"did you mean {', '.join(close)}? `polyjoule list` shows all {len(known)}" if close
+            else f"built-in: {', '.join(known)}" if len(known) <= 8
+            else f"`polyjoule list` shows the {len(known)} built-in ones")
     if "/" in name or Path(name).suffix:
         return UnknownNameError(f"{name}: no such file, and not a built-in kernel ({hint})")
     return UnknownNameError(f"unknown kernel {name!r} ({hint}; "
