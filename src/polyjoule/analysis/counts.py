@@ -169,7 +169,12 @@ class _Rewriter:
             l for l in range(pra.n) if tiling.tiled(l)}
         self.dim_index = {d.name: l for l, d in enumerate(pra.dims)}
         self._pieces: dict[Constraint, list[list[str]]] = {}
-        self.need = min_tile(pra)  # the least tile size of each dim: the context's p >= ...
+        self._need = min_tile(pra)
+
+    def least_tile(self, grp: Group) -> int:
+        """The least tile size of a group (its dims' dependence distances): the context's
+        ``p >= ..``, and the bound on how far back a tile offset reaches."""
+        return max(self._need[l] for l in grp.dims)
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -246,7 +251,7 @@ class _Rewriter:
         bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        return alternatives(rest, delta, p, grp.t, grp.r, c.eq, max(self.need[l] for l in grp.dims))
+        return alternatives(rest, delta, p, grp.t, grp.r, c.eq, self.least_tile(grp))
 
 
 class _Counter:
@@ -267,7 +272,6 @@ class _Counter:
         self.dims, self.dimset = dims, frozenset(dims)
         params = [x for g in groups or [] for x in (g.p, g.t, g.r)] if fixed is None else []
         self.params = params + list(pra.params)  # a parameter may appear outside its (p, t, r)
-        need = min_tile(pra)
         base: list[list[list[str]]] = []
         for l, d in enumerate(pra.dims):
             if l in self.rw.split_dims:
@@ -277,7 +281,7 @@ class _Counter:
                     base.append([[f"k_{d.name} <= {self.rw.dim_group[l].t} - 1"]])
         context = []
         for g in groups or [] if fixed is None else []:
-            context += [f"{g.p} >= {max(need[l] for l in g.dims)}", f"{g.t} >= 1",
+            context += [f"{g.p} >= {self.rw.least_tile(g)}", f"{g.t} >= 1",
                         f"{g.r} >= 1", f"{g.r} <= {g.p}"]
         self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
         own = {l: g for g in groups or [] for l in g.dims}

@@ -111,6 +111,14 @@ def load_kernel(kernel: str | None, einsum: str | None = None, extents: str | No
     return kernel_from(kernel, einsum, extents)
 
 
+def run_title(name: str, arr: tuple[int, ...], values: dict[str, int], verb: str = "") -> str:
+    """``[verb ]gemm on an 8x8 array (NI=20, ...)``: the sizes left out when there are none."""
+    from polyjoule.reports.tables import article
+
+    sizes = f" ({', '.join(f'{p}={v}' for p, v in values.items())})" if values else ""
+    return f"{verb + ' ' if verb else ''}{name} on {article(arr[0])} {arr[0]}x{arr[1]} array{sizes}"
+
+
 MACHINE_HELP = ("The target's machine: a shipped declaration by name or a declaration YAML "
                 "file (default: the target's default machine; listed in docs).")
 

@@ -20,6 +20,7 @@ from polyjoule.cli._common import (
     parse_assignments,
     parse_ints,
     positive_finite,
+    run_title,
 )
 from polyjoule.cli.symbolic import AXES_HELP
 from polyjoule.errors import ValidationMismatch
@@ -219,13 +220,6 @@ def _fmt(x: Any, what: str) -> str:
     return str(x)
 
 
-def _title(verb: str, k: Kernel, arr: tuple[int, int], values: dict[str, int]) -> str:
-    from polyjoule.reports.tables import article
-
-    sizes = f" ({', '.join(f'{p}={v}' for p, v in values.items())})" if values else ""
-    return f"{verb} {k.name} on {article(arr[0])} {arr[0]}x{arr[1]} array{sizes}"
-
-
 def _print_simulation(k: Kernel, arr: tuple[int, int], values: dict[str, int], r: Any,
                       wide: bool) -> None:
     from polyjoule.reports.tables import Column, console, count, echo, print_table
@@ -234,7 +228,7 @@ def _print_simulation(k: Kernel, arr: tuple[int, int], values: dict[str, int], r
     rows = [(f"{c} accesses", count(r.counts[c])) for c in CLASSES]
     rows += [(f"op {op} executions", count(n)) for op, n in r.counts["ops"].items()]
     rows.append(("makespan (cycles)", count(r.makespan)))
-    print_table(_title("simulated", k, arr, values),
+    print_table(run_title(k.name, arr, values, "simulated"),
                 [Column("what", fold=False), Column("number", number=True)], rows, con=con)
     for ph in r.phases:
         s = ph.schedule
@@ -256,7 +250,7 @@ def _print_validation(k: Kernel, arr: tuple[int, int], values: dict[str, int],
         return (Text("n/a") if ok is None else Text("ok", style="green") if ok
                 else Text("DIFFERS", style="red"))
 
-    print_table(_title("validate", k, arr, values),
+    print_table(run_title(k.name, arr, values, "validate"),
                 [Column("what", fold=False), Column("symbolic", number=True),
                  Column("simulated", number=True), Column("", fold=False)],
                 [(w_.removesuffix(" (pJ)"), _fmt(s_, w_), _fmt(m_, w_), mark(ok))

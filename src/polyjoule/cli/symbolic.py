@@ -16,6 +16,7 @@ from polyjoule.cli._common import (
     load_kernel,
     parse_assignments,
     parse_ints,
+    run_title,
 )
 from polyjoule.errors import SpecError
 from polyjoule.jsontext import dumps
@@ -110,10 +111,9 @@ def register(app: typer.Typer) -> None:
         table = load_table(energy_table, base=decl.energy)
         from polyjoule.dse.cache import FormulaCache
 
-        tiles = parse_ints(tile, "--tile")
-        a = run(k, array=decl, tile=tiles, energy_table=table, values=values,
+        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values,
                 store=None if no_cache else FormulaCache())
-        check_unplaced_tiles(a, tiles, values)
+        check_unplaced_tiles(a, values)
         t0 = time.perf_counter()
         r = a.evaluate(values)
         evaluated = time.perf_counter() - t0
@@ -139,20 +139,19 @@ def register(app: typer.Typer) -> None:
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
 
 
-def check_unplaced_tiles(a: Any, tiles: tuple[int, ...] | None, values: dict[str, int]) -> None:
+def check_unplaced_tiles(a: Any, values: dict[str, int]) -> None:
     """A ``--tile`` size for a dim that is not on the array would be dropped (one tile spans
-    such a dim): refused unless it is that extent (what ``map`` prints for it)."""
+    such a dim, :meth:`Tiling.dropped`): refused unless it is that extent (what ``map``
+    prints for it)."""
     from polyjoule.errors import SpecError
 
-    for ph in a.phases if tiles else ():
-        if len(tiles) != ph.pra.n:
-            continue
-        for l, d in enumerate(ph.pra.dims):
-            e = int(d.extent.evaluate(values))
-            if not ph.tiling.tiled(l) and tiles[l] != e:
-                raise SpecError(f"--tile: {tiles[l]} for {d.name}, which is not on the array: one "
-                                f"tile spans its {e} iterations (give {e}, or place {d.name} "
-                                f"with --axes)")
+    for ph in a.phases:
+        dropped = ph.tiling.dropped(ph.pra, values)
+        if dropped:
+            l, given, e = dropped[0]
+            name = ph.pra.dims[l].name
+            raise SpecError(f"--tile: {given} for {name}, which is not on the array: one tile "
+                            f"spans its {e} iterations (give {e}, or place {name} with --axes)")
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
@@ -220,12 +219,11 @@ def emit(text: str, output: Path | None) -> None:
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-untyped-def]
            evaluated: float | None = None) -> None:
     from polyjoule.reports.cases import CaseRow, print_cases
-    from polyjoule.reports.tables import Column, article, console, count, echo, energy, print_table
+    from polyjoule.reports.tables import Column, console, count, echo, energy, print_table
 
     con = console(wide)
     print_cases(
-        f"{k.name} on {article(a.array[0])} {a.array[0]}x{a.array[1]} array"
-        + (f" ({', '.join(f'{p}={v}' for p, v in r.values.items())})" if r.values else ""),
+        run_title(k.name, a.array, r.values),
         [CaseRow(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
               energy(v.energy_pj)) for v in r.volumes], con)
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]

@@ -64,6 +64,18 @@ class Tiling:
         """Is dim ``l`` spread over PEs (its tile count may exceed 1)?"""
         return self.t[l] > 1
 
+    def dropped(self, pra: PRA, values: Mapping[str, int]) -> list[tuple[int, int, int]]:
+        """``(dim, size given, extent)`` of every given tile size that does not take effect:
+        a dim off the array is one tile, its extent, whatever size was asked for it."""
+        if self.p is None:
+            return []
+        out = []
+        for l, d in enumerate(pra.dims):
+            e = int(d.extent.evaluate(values))
+            if not self.tiled(l) and self.p[l] != e:
+                out.append((l, self.p[l], e))
+        return out
+
     def sizes(self, pra: PRA, values: Mapping[str, int]) -> tuple[int, ...]:
         """Concrete tile sizes ``p`` for parameter values, refused when the tiling rules of
         :mod:`polyjoule.mapping.legality` do not hold there."""
