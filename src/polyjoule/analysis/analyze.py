@@ -36,13 +36,20 @@ if TYPE_CHECKING:
 
 
 def r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
-    """``r = E - p*(t-1)``: show formulas in loop bounds, tile sizes and tile counts."""
+    """``r = E - p*(t-1)``: show formulas in loop bounds, tile sizes and tile counts; another
+    parameter written in a tile size, ``P = p*(t_P - 1) + r_P``, shows as ``P`` and
+    ``ceiling(P/p)``."""
     import sympy
 
     sub = {}
     for g in groups:
         p, t = sympy.Symbol(g.p, integer=True), sympy.Symbol(g.t, integer=True)
         sub[sympy.Symbol(g.r, integer=True)] = pra.dims[g.index].extent.sympy() - p * (t - 1)
+        for q in g.others:
+            whole = sympy.Symbol(q, integer=True)
+            tq = sympy.ceiling(whole / p)
+            sub[sympy.Symbol(g.r_of(q), integer=True)] = whole - p * (tq - 1)
+            sub[sympy.Symbol(g.t_of(q), integer=True)] = tq
     return sub
 
 

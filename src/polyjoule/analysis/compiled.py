@@ -100,6 +100,10 @@ class CompiledPhase:
             lo[g.p] = max(1, max(need[l] for l in g.dims))
             lo[g.t] = 1
             lo[g.r] = 1
+            for q in g.others:
+                lo[g.r_of(q)] = 1
+                if lo.get(q, -1) >= 0:  # P >= 1: t_P >= 1; P >= 0: t_P >= 0
+                    lo[g.t_of(q)] = min(lo[q], 1)
         return lo
 
     def _always(self, coeffs: tuple[int, ...], vars_: tuple[str, ...], const: int,

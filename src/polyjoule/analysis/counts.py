@@ -53,6 +53,12 @@ class Group:
     #: when coupled dims have different tile counts (``syrk`` on 3x2): every dim coupled
     #: with this group's; each case splits them with the tile size of the dims it crosses
     component: tuple[int, ...] = ()
+    #: other parameters written in this group's tile size, ``P = p*(t_P - 1) + r_P``: those
+    #: of the extent besides ``param`` (a band's ``N + W - 1``) and those a constraint names
+    #: beside a dim of the group (the band's ``j <= i + W - 1``)
+    others: tuple[str, ...] = ()
+    #: those of ``others`` in the extent: ``param = E - offset - sum(tied)``
+    tied: tuple[str, ...] = ()
 
     @property
     def p(self) -> str:
@@ -65,6 +71,43 @@ class Group:
     @property
     def r(self) -> str:
         return f"r{self.index}"
+
+    def t_of(self, name: str) -> str:
+        """The tile count of parameter ``name`` (``t`` for the extent's own)."""
+        return self.t if name == self.param else f"t{self.index}_{name}"
+
+    def r_of(self, name: str) -> str:
+        return self.r if name == self.param else f"r{self.index}_{name}"
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        """``p, t, r`` and the ``(t_P, r_P)`` of the other parameters."""
+        return (self.p, self.t, self.r, *(x for q in self.others for x in (self.t_of(q), self.r_of(q))))
+
+    @property
+    def ts(self) -> tuple[str, ...]:
+        """The tile count, then the other parameters' (no tile index ranges over those)."""
+        return (self.t, *(self.t_of(q) for q in self.others))
+
+    @property
+    def rs(self) -> tuple[str, ...]:
+        """The remainders (each in ``1 .. p``): bounded terms of a rewritten constraint."""
+        return (self.r, *(self.r_of(q) for q in self.others))
+
+    def form(self, name: str) -> tuple[dict[str, int], dict[str, int], int]:
+        """Parameter ``name`` as ``p*(delta) + g + c``: ``(delta terms with "" the constant,
+        g terms, c)``."""
+        if name != self.param:
+            return {self.t_of(name): 1, "": -1}, {self.r_of(name): 1}, 0
+        delta = {self.t: 1, "": -1 + len(self.tied)}
+        g = {self.r: 1}
+        for q in self.tied:
+            delta[self.t_of(q)] = -1
+            g[self.r_of(q)] = -1
+        return delta, g, -self.offset
+
+    def names_param(self, name: str) -> bool:
+        return name == self.param or name in self.others
 
 
 @dataclass(frozen=True)
@@ -79,35 +122,57 @@ def groups_of(pra: PRA, tiling: Tiling) -> list[Group]:
     """Tiled dims that share a ``(p, t, r)`` triple: dims coupled by some constraint.
 
     Uncoupled dims get their own triple even when their extents are one parameter (``mvt``
-    on a 3x2 array tiles ``i`` and ``j`` of extent ``N`` differently). Coupled dims must have
-    one extent, else the rewrite does not apply (:class:`NotSymbolic`); coupled dims with
-    different tile sizes get one triple each, and each case picks one (:func:`_splits`).
+    on a 3x2 array tiles ``i`` and ``j`` of extent ``N`` differently). Coupled dims of one
+    tile size share a triple; coupled dims of different tile sizes (different tile counts
+    or extents: a band's ``N`` and ``N + W - 1``) get one triple each, and each case picks
+    one (:func:`_splits`). An extent must be a sum of parameters plus a constant, else the
+    rewrite does not apply (:class:`NotSymbolic`); the parameters besides the first, and
+    those a constraint names beside a coupled dim, are written in the tile size too
+    (``Group.others``).
     A sequential dim coupled with tiled dims (trmm's ``k >= i + 1`` on a 2-D array) joins
     their group as a *virtual* member: split with the group's tile size, it re-indexes the
     same points, and its constraints take the ``(p, t, r)`` form like the tiled dims'.
     """
-    comps = _coupled(pra)
     groups = []
-    for dims in comps:
+    for dims in _coupled(pra):
         real = [l for l in dims if tiling.tiled(l)]
         if not real:
             continue
-        extents = {pra.dims[l].extent for l in dims}
-        if len(extents) != 1:
-            raise NotSymbolic(f"coupled dims {[pra.dims[l].name for l in dims]}: different extents")
-        e = extents.pop()
-        if len(e.terms) != 1 or e.terms[0][1] != 1:
-            raise NotSymbolic(f"dim {pra.dims[real[0]].name}: extent {e} is not a parameter plus a constant")
-        tiles: dict[tuple[int, int | None], list[int]] = {}
+        beside = _params_beside(pra, dims)
+        tiles: dict[tuple[int, object], list[int]] = {}
         for l in real:
-            tiles.setdefault((tiling.t[l], None if tiling.p is None else tiling.p[l]), []).append(l)
-        if len(tiles) == 1:
-            virtual = tuple(l for l in dims if not tiling.tiled(l))
-            groups.append(Group(real[0], e.terms[0][0], tuple(real), e.const, virtual))
-            continue
-        for same in tiles.values():  # one triple per tile size; cases choose (see _splits)
-            groups.append(Group(same[0], e.terms[0][0], tuple(same), e.const, (), tuple(dims)))
+            size = pra.dims[l].extent if tiling.p is None else tiling.p[l]
+            tiles.setdefault((tiling.t[l], size), []).append(l)
+        for same in tiles.values():
+            param, tied = _extent_form(pra, same[0])
+            others = tuple(sorted((beside | set(tied)) - {param}))
+            e = pra.dims[same[0]].extent
+            if len(tiles) == 1:
+                virtual = tuple(l for l in dims if not tiling.tiled(l))
+                groups.append(Group(same[0], param, tuple(same), e.const, virtual, (), others, tied))
+            else:  # one triple per tile size; cases choose (see _splits)
+                groups.append(Group(same[0], param, tuple(same), e.const, (), tuple(dims), others, tied))
     return sorted(groups, key=lambda g: g.index)
+
+
+def _extent_form(pra: PRA, l: int) -> tuple[str, tuple[str, ...]]:
+    """The first parameter of dim ``l``'s extent and the others (``N + W - 1``: ``N``, ``(W,)``)."""
+    e = pra.dims[l].extent
+    if not e.terms or any(a != 1 for _, a in e.terms):
+        raise NotSymbolic(f"dim {pra.dims[l].name}: extent {e} is not a sum of parameters plus a constant")
+    names = [n for n, _ in e.terms]
+    return names[0], tuple(names[1:])
+
+
+def _params_beside(pra: PRA, dims: list[int]) -> set[str]:
+    """Parameters that a constraint names together with one of ``dims``."""
+    names = {pra.dims[l].name for l in dims}
+    out: set[str] = set()
+    for c in list(pra.domain()) + [c for s in pra.statements for c in s.when]:
+        used = c.expr.names()
+        if used & names:
+            out |= used & set(pra.params)
+    return out
 
 
 def _splits(pra: PRA, groups: list[Group], case: Case) -> dict[int, Group]:
@@ -190,9 +255,13 @@ class _Rewriter:
         # a parameter takes the (p, t, r) form of a group whose dim the constraint names
         here = {self.dim_group[self.dim_index[n]] for n in e.names()
                 if n in self.dim_index and self.dim_index[n] in self.dim_group}
-        param_group = {grp.param: grp for grp in here}
-        if len(param_group) != len(here):
-            raise NotSymbolic("one parameter bounds two uncoupled tiled dims in a constraint")
+        param_group: dict[str, Group] = {}
+        for grp in here:
+            for name in e.names():
+                if grp.names_param(name):
+                    if name in param_group:
+                        raise NotSymbolic("one parameter bounds two uncoupled tiled dims in a constraint")
+                    param_group[name] = grp
         for name, a in e.terms:
             if name in self.dim_index:
                 l = self.dim_index[name]
@@ -208,11 +277,13 @@ class _Rewriter:
                         d[k] = d.get(k, 0) + a
             elif name in param_group and self.fixed is None:
                 grp = param_group[name]
+                dform, gform, c = grp.form(name)
                 d = delta.setdefault(grp.p, {})
-                d[grp.t] = d.get(grp.t, 0) + a
-                d[""] = d.get("", 0) - a
-                g[grp.r] = g.get(grp.r, 0) + a
-                const -= a * grp.offset
+                for x, b in dform.items():
+                    d[x] = d.get(x, 0) + a * b
+                for x, b in gform.items():
+                    g[x] = g.get(x, 0) + a * b
+                const += a * c
             else:
                 g[name] = g.get(name, 0) + a
         if "" in delta:  # fixed tile sizes: k terms are plain affine terms
@@ -248,10 +319,13 @@ class _Rewriter:
             raise NotSymbolic("a constraint couples dims with different tile sizes")
         p, delta = nonlinear[0]
         grp = next(g for g in self.groups or [] if g.p == p)
-        bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | {grp.r}
+        bounded = {f"j_{self.pra.dims[l].name}" for l, g in self.dim_group.items() if g is grp} | set(grp.rs)
         if not rest.names() <= bounded:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
-        return alternatives(rest, delta, p, grp.t, grp.r, c.eq, self.least_tile(grp))
+        # tile indices of a dim beyond the group's extent are not in 0 .. t - 1
+        beyond = tuple(f"k_{self.pra.dims[l].name}" for l, g in self.dim_group.items()
+                       if g is grp and self.pra.dims[l].extent != self.pra.dims[grp.index].extent)
+        return alternatives(rest, delta, p, grp.ts + beyond, grp.rs, c.eq, self.least_tile(grp))
 
 
 class _Counter:
@@ -270,19 +344,26 @@ class _Counter:
         dims = [f"j_{d.name}" for d in pra.dims]
         dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if l in self.rw.split_dims]
         self.dims, self.dimset = dims, frozenset(dims)
-        params = [x for g in groups or [] for x in (g.p, g.t, g.r)] if fixed is None else []
+        params = [x for g in groups or [] for x in g.symbols] if fixed is None else []
         self.params = params + list(pra.params)  # a parameter may appear outside its (p, t, r)
         base: list[list[list[str]]] = []
         for l, d in enumerate(pra.dims):
             if l in self.rw.split_dims:
                 pt = self.rw.tile_term(l).isl()
                 base += [[[f"j_{d.name} >= 0"]], [[f"j_{d.name} <= {pt} - 1"]], [[f"k_{d.name} >= 0"]]]
-                if fixed is None:
-                    base.append([[f"k_{d.name} <= {self.rw.dim_group[l].t} - 1"]])
+                grp = self.rw.dim_group.get(l)
+                if fixed is None and d.extent == pra.dims[grp.index].extent:
+                    # (a dim of another extent in the group is kept in its tiles by its bounds)
+                    base.append([[f"k_{d.name} <= {grp.t} - 1"]])
         context = []
+        lows = dict(pra.param_min)
         for g in groups or [] if fixed is None else []:
             context += [f"{g.p} >= {self.rw.least_tile(g)}", f"{g.t} >= 1",
                         f"{g.r} >= 1", f"{g.r} <= {g.p}"]
+            for q in g.others:
+                context += [f"{g.r_of(q)} >= 1", f"{g.r_of(q)} <= {g.p}"]
+                if q in lows and lows[q] >= 0:  # P >= 1: t_P >= 1; P >= 0: t_P >= 0
+                    context.append(f"{g.t_of(q)} >= {min(lows[q], 1)}")
         self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
         own = {l: g for g in groups or [] for l in g.dims}
         self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
@@ -347,6 +428,12 @@ class _Counter:
         if any(n not in rename for g in groups for n in (g.p, g.t, g.r)):
             return None
         gi = {g: i for i, g in enumerate(groups)}
+        # the other parameters of a group (a band's width) are extents of its tile size too
+        wholes = {(g, q): f"E{gi[g]}_{n}" for g in groups for n, q in enumerate(g.others)
+                  if g.t_of(q) in rename and g.r_of(q) in rename}
+        if any((g, q) not in wholes for g in groups for q in g.tied):
+            return None
+        ref = {l: self.pra.dims[l].extent == self.pra.dims[rw.dim_group[l].index].extent for l in split}
         xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
         texts = [f"x{dims.index(l)} >= 0" for l in split]
         conds: dict[int, list[indices.Cond]] = {}
@@ -354,11 +441,11 @@ class _Counter:
         for u in unions:
             c = origin.get(id(u))
             if isinstance(c, Constraint):
-                expr = self._index_expr(c, xs, gi, rename)
+                expr = self._index_expr(c, xs, gi, wholes, rename)
             elif isinstance(c, _TilePosition):
                 position = self._position(c.cond, xs, dims, split)
-                if position is None:
-                    return None
+                if position is None or not ref[dims[position[0]]]:
+                    return None  # (tile positions of a dim beyond its group's extent: not in 0 .. t - 1)
                 conds.setdefault(position[0], []).append(position[1])
                 continue
             else:
@@ -368,11 +455,12 @@ class _Counter:
             texts.append(f"{expr.isl()} {'=' if c.eq else '>='} 0")
             bounds.append((expr, c.eq))
         below = _upper_bounds(bounds)
-        return (len(dims), tuple(sorted(texts)),
-                tuple((f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)),
+        extents = [(f"E{i}", rename[g.p], rename[g.t], rename[g.r]) for i, g in enumerate(groups)]
+        extents += [(name, rename[g.p], rename[g.t_of(q)], rename[g.r_of(q)]) for (g, q), name in wholes.items()]
+        return (len(dims), tuple(sorted(texts)), tuple(extents),
                 tuple((i, gi[rw.dim_group[dims[i]]], tuple(sorted(cs))) for i, cs in sorted(conds.items())),
-                tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split
-                      if below.get((f"x{dims.index(l)}", f"E{gi[rw.dim_group[l]]}"), 0) > -1))
+                tuple((dims.index(l), gi[rw.dim_group[l]]) for l in split if ref[l]
+                      and below.get((f"x{dims.index(l)}", f"E{gi[rw.dim_group[l]]}"), 0) > -1))
 
     def _position(self, c: Constraint, xs: dict[str, str], dims: list[int],
                   split: list[int]) -> tuple[int, indices.Cond] | None:
@@ -387,23 +475,31 @@ class _Counter:
         return i, (js[0][1], c.expr.coeffs.get(p, 0), c.expr.const, c.eq)
 
     def _index_expr(self, c: Constraint, xs: dict[str, str], gi: dict[Group, int],
-                    rename: dict[str, str]) -> Affine | None:
+                    wholes: dict[tuple[Group, str], str], rename: dict[str, str]) -> Affine | None:
         """``c`` over the class's indices: a parameter is its group's extent ``E`` less the
-        offset where the rewrite gives it the ``(p, t, r)`` form (``c`` names a dim of the
-        group), else itself (``None`` if it is also a group's extent: two forms of one value)."""
+        offset (and the extent's other parameters) where the rewrite gives it the
+        ``(p, t, r)`` form (``c`` names a dim of the group), another parameter of the group
+        its ``wholes`` name, else itself (``None`` if it is also a group's: two forms of one
+        value)."""
         rw = self.rw
         here = {rw.dim_group[rw.dim_index[n]] for n in c.expr.names()
                 if n in rw.dim_index and rw.dim_index[n] in rw.dim_group}
         by_param = {g.param: g for g in here}
+        by_other = {q: g for g in list(gi) + list(here) for q in g.others}  # here's win
         coeffs: dict[str, int] = {}
         const = c.expr.const
         for n, a in c.expr.terms:
             if n in xs:
                 coeffs[xs[n]] = a
             elif n in by_param:
-                coeffs[f"E{gi[by_param[n]]}"] = a
-                const -= a * by_param[n].offset
-            elif n in rename and n not in {g.param for g in gi}:
+                g = by_param[n]
+                coeffs[f"E{gi[g]}"] = coeffs.get(f"E{gi[g]}", 0) + a
+                const -= a * g.offset
+                for q in g.tied:
+                    coeffs[wholes[(g, q)]] = coeffs.get(wholes[(g, q)], 0) - a
+            elif n in by_other and (by_other[n], n) in wholes:
+                coeffs[wholes[(by_other[n], n)]] = coeffs.get(wholes[(by_other[n], n)], 0) + a
+            elif n in rename and n not in {g.param for g in gi} and all(q != n for _, q in wholes):
                 coeffs[rename[n]] = a
             else:
                 return None
@@ -697,10 +793,13 @@ def symbolic_env(pra: PRA, tiling: Tiling, groups: list[Group], values: Mapping[
     """Values of ``p, t, r`` (and untouched params) for given sizes and tile sizes."""
     env: dict[str, object] = dict(values)
     for g in groups:
-        extent = pra.dims[g.index].extent.evaluate(values)  # type: ignore[arg-type]
         p = sizes[g.index]
-        t = -(-extent // p)  # type: ignore[operator]
-        env[g.p], env[g.t], env[g.r] = p, t, extent - p * (t - 1)  # type: ignore[operator]
+        wholes = [(g.t, g.r, pra.dims[g.index].extent.evaluate(values))]  # type: ignore[arg-type]
+        wholes += [(g.t_of(q), g.r_of(q), values[q]) for q in g.others]
+        env[g.p] = p
+        for t_name, r_name, whole in wholes:
+            t = -(-whole // p)  # type: ignore[operator]
+            env[t_name], env[r_name] = t, whole - p * (t - 1)  # type: ignore[operator]
     return env
 
 

@@ -31,18 +31,21 @@ from fractions import Fraction
 from polyjoule.analysis import _isl
 from polyjoule.model.affine import Affine
 
-#: a group's canonical names: (extent parameter E, p, t, r)
+#: a canonical parameter written in a tile size, ``E = p*(t-1) + r``: (E, p, t, r); a group's
+#: extent first, then its other parameters (a band's width) with the same ``p``
 Extent = tuple[str, str, str, str]
 
 
-def offsets(g: Affine, r: str, pmin: int = 1) -> tuple[int, int]:
+def offsets(g: Affine, r: str | tuple[str, ...], pmin: int = 1) -> tuple[int, int]:
     """``(lo, hi)`` for a constraint ``g + delta*p >= 0`` whose ``g`` names intra-tile
-    indices ``0 <= j <= p - 1`` and the last tile's size ``1 <= r <= p`` (``p >= pmin``):
-    ``delta >= hi`` makes it hold at every point, ``delta < lo`` at none."""
-    ap = sum(a for n, a in g.terms if a > 0 and n != r)
-    an = sum(-a for n, a in g.terms if a < 0 and n != r)
-    bp = sum(a for n, a in g.terms if a > 0 and n == r)
-    bn = sum(-a for n, a in g.terms if a < 0 and n == r)
+    indices ``0 <= j <= p - 1`` and remainders ``1 <= r <= p`` (the last tile's size; ``r``
+    one name or several) (``p >= pmin``): ``delta >= hi`` makes it hold at every point,
+    ``delta < lo`` at none."""
+    rs = (r,) if isinstance(r, str) else r
+    ap = sum(a for n, a in g.terms if a > 0 and n not in rs)
+    an = sum(-a for n, a in g.terms if a < 0 and n not in rs)
+    bp = sum(a for n, a in g.terms if a > 0 and n in rs)
+    bn = sum(-a for n, a in g.terms if a < 0 and n in rs)
     c0 = g.const
     # the least g is (-an - bn)*p + an + bp + c0: with delta = an + bn + e (e >= 1) it holds
     # for every p >= pmin once e*pmin + an + bp + c0 >= 0 (a stencil's tile of at least its
@@ -53,10 +56,16 @@ def offsets(g: Affine, r: str, pmin: int = 1) -> tuple[int, int]:
     return -(ap + bp) + min(1, ap + bn - c0), hi
 
 
-def delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
+def delta_range(delta: Affine, t: str | tuple[str, ...]) -> tuple[int | None, int | None]:
     """Bounds of ``delta`` over every tile ``0 <= k <= t - 1`` (``t >= 1``), where they are
     constants: alternatives of a constraint outside them are empty (``k = -1``), and one at
-    or below the lower bound always holds (``k >= 0``). ``None``: unbounded or unknown."""
+    or below the lower bound always holds (``k >= 0``). ``None``: unbounded or unknown.
+    ``t`` may be several names: the tile count, then names that are no tile index in
+    ``0 .. t - 1`` (other parameters' tile counts, a longer dim's tile index)."""
+    ts = (t,) if isinstance(t, str) else t
+    t = ts[0]
+    if any(n in ts[1:] for n, _ in delta.terms):
+        return None, None
     ks = [(n, a) for n, a in delta.terms if n != t]
     b = dict(delta.terms).get(t, 0)
     if len(ks) != 1 or abs(ks[0][1]) != 1 or b not in (0, -ks[0][1]):
@@ -67,12 +76,12 @@ def delta_range(delta: Affine, t: str) -> tuple[int | None, int | None]:
     return (None, c) if b == 0 else (c + 1, None)  # -k + c; t - k + c in [1+c, t+c]
 
 
-def alternatives(rest: Affine, delta: Affine, p: str, t: str, r: str, eq: bool,
-                 pmin: int = 1) -> list[list[str]]:
+def alternatives(rest: Affine, delta: Affine, p: str, t: str | tuple[str, ...],
+                 r: str | tuple[str, ...], eq: bool, pmin: int = 1) -> list[list[str]]:
     """``rest + p*delta >= 0`` (``= 0`` if ``eq``) as a union of conjunctions of isl
     constraint texts, one per value of the tile offset ``delta`` where it is not decided
-    (``[[]]``: always true). ``rest`` names intra-tile indices and ``r`` only; ``p`` is at
-    least ``pmin``."""
+    (``[[]]``: always true). ``rest`` names intra-tile indices and remainders ``r`` only
+    (one per name of ``t``, see :func:`delta_range`); ``p`` is at least ``pmin``."""
     op = "=" if eq else ">="
     lo, hi = offsets(rest, r, pmin)
     dmin, dmax = delta_range(delta, t)
@@ -210,17 +219,18 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
                where: dict[str, tuple[int, Place]], least: dict[str, int]) -> str | None:
     """A chamber of the fibre count (affine in the fibre indices ``x``, the extents and
     other parameters) with ``x = j + p*m`` and ``E = p*(t-1) + r``: a conjunction of unions."""
+    whole = {e[0]: e for e in extents}
     out = []
     for coeffs, const, eq in conj:
-        groups = {where[n][0] for n in coeffs if n in where}
-        groups |= {g for g, e in enumerate(extents) if e[0] in coeffs}
-        if not groups:
+        ps = {extents[where[n][0]][1] for n in coeffs if n in where}
+        ps |= {whole[n][1] for n in coeffs if n in whole}
+        if not ps:
             out.append(f"{Affine.of(coeffs, const).isl()} {'=' if eq else '>='} 0")
             continue
-        if len(groups) > 1:
+        if len(ps) > 1:
             return None
-        g = groups.pop()
-        e, p, t, r = extents[g]
+        p = ps.pop()
+        mine = [e for e in extents if e[1] == p]  # the extents written in this tile size
         rest: dict[str, int] = {}
         delta: dict[str, int] = {}
         dconst = 0
@@ -232,13 +242,15 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
                 const += a * v
                 dconst += a * b
                 delta[f"m{n[1:]}"] = a
-            elif n == e:
-                rest[r] = a
-                delta[t] = a
+            elif n in whole:
+                _, _, t, r = whole[n]
+                rest[r] = rest.get(r, 0) + a
+                delta[t] = delta.get(t, 0) + a
                 dconst -= a
             else:
                 return None  # another parameter: the offsets are not bounded
-        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p, t, r, eq, least[p])
+        alts = alternatives(Affine.of(rest, const), Affine.of(delta, dconst), p,
+                            tuple(e[2] for e in mine), tuple(e[3] for e in mine), eq, least[p])
         if alts == [[]]:
             continue
         out.append("(" + " or ".join("(" + (" and ".join(a) or "true") + ")" for a in alts) + ")")
