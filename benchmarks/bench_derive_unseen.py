@@ -6,7 +6,9 @@ Run: python benchmarks/bench_derive_unseen.py [--seed 16] [--count 24] [--repeat
 A seeded generator writes time-iterated stencils in C, PolyBench-style (one to three space
 dims, one or two sweeps, in place or ping-pong, offsets -2..2 per read: the dependence
 distances that make the most tile-offset cases), and einsum contractions of three and four
-ranks. Each is derived in a fresh process (``derive_seconds`` of ``analyze`` on 8x8, no
+ranks, and ``--bands`` banded nests (matrix-vector products over ``j = i + a .. i + b`` with
+a constant width or a width parameter ``W``, trapezoids ``j < i + M``, a third dim). Each
+is derived in a fresh process (``derive_seconds`` of ``analyze`` on 8x8, no
 formula cache), best of ``--repeat``. gemm is measured the same way in the same run, so the
 ratio column reads the same on a busy machine; kernels of more than four dims or 20
 statements are listed but not counted against the bar.
@@ -68,6 +70,30 @@ def einsum(rng: random.Random) -> str:
     return f"einsum:C[{','.join(out)}] += A[{','.join(a)}]*B[{','.join(b)}]"
 
 
+def band(rng: random.Random, name: str) -> str:
+    """A banded (or trapezoidal) matrix-vector product, sometimes with a third dim."""
+    a = rng.randint(0, 3)
+    kind = rng.choice(["width", "param", "trapezoid"])
+    if kind == "width":
+        lo, hi, params, extra = f"i + {a}" if a else "i", f"i + {a + rng.randint(1, 5)}", "int N", a + 6
+    elif kind == "param":
+        lo, hi, params, extra = f"i + {a}" if a else "i", f"i + W + {a}" if a else "i + W", "int N, int W", "W + 4"
+    else:
+        lo, hi, params, extra = "0", "i + M", "int N, int M", "M"
+    third = rng.random() < 0.3
+    ext = f"N + {extra}"
+    if third:
+        decl = f"double A[N][{ext}][K], double x[{ext}][K], double y[N][K]"
+        body = ("    for (l = 0; l < K; l++) {\n      y[i][l] = 0.0;\n"
+                f"      for (j = {lo}; j < {hi}; j++)\n        y[i][l] += A[i][j][l] * x[j][l];\n    }}")
+        return (f"void {name}({params}, int K, {decl}) {{\n  int i, j, l;\n"
+                f"  for (i = 0; i < N; i++)\n{body}\n}}\n")
+    decl = f"double A[N][{ext}], double x[{ext}], double y[N]"
+    return (f"void {name}({params}, {decl}) {{\n  int i, j;\n  for (i = 0; i < N; i++) {{\n"
+            f"    y[i] = 0.0;\n    for (j = {lo}; j < {hi}; j++)\n      y[i] += A[i][j] * x[j];\n"
+            "  }\n}\n")
+
+
 def measure(src: str, repeat: int) -> dict:
     best = None
     for _ in range(repeat):
@@ -84,6 +110,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--count", type=int, default=24)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--bands", type=int, default=8)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     base = measure("gemm", args.repeat)["s"]
@@ -97,6 +124,11 @@ def main() -> None:
                 path.write_text(stencil(rng, f"st{n:02d}"))
                 src, name = str(path), path.name
             rows.append((name, measure(src, args.repeat)))
+        brng = random.Random(args.seed + 1)  # the stencils and einsums of a seed stay the same
+        for n in range(args.bands):
+            path = Path(d) / f"band{n:02d}.c"
+            path.write_text(band(brng, f"band{n:02d}"))
+            rows.append((path.name, measure(str(path), args.repeat)))
     print(f"gemm: {base:.3f} s (the ratio column divides by it)\n")
     print("| kernel | dims | stmts | mode | derive s | / gemm | <= 0.1 s |")
     print("|---|---|---|---|---|---|---|")
