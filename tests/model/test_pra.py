@@ -133,3 +133,15 @@ def test_every_builtin_kernel_passes_the_semantic_checks():
     assert len(names()) == 26
     for n in names():
         assert get(n).phases
+
+
+def test_n_sets_every_parameter_not_given():
+    """``--set N=..`` for a kernel without ``N``: every parameter not named takes it, as
+    ``map`` and ``sweep`` read it; an unknown name is still refused by name."""
+    from polyjoule.errors import UnknownNameError
+
+    gemm = get("gemm")
+    assert gemm.resolve({"N": 32, "NK": 8}) == {"NI": 32, "NJ": 32, "NK": 8}
+    assert get("jacobi-1d").resolve({"N": 9}) == {"N": 9}  # N is a parameter: itself only
+    with pytest.raises(UnknownNameError, match=r"--set: gemm has no parameter 'NX'.*N sets all"):
+        gemm.resolve({"NX": 3})

@@ -121,7 +121,7 @@ def simulate(
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
     axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-    set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
+    set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.. (N=.. sets every one not given)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
     w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),

@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-        set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.."),
+        set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.. (N=.. sets every one not given)."),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),

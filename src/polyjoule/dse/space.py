@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polyjoule.errors import SpecError, UnknownNameError
+from polyjoule.errors import SpecError
 from polyjoule.model.pra import Kernel
 
 #: Largest number of design points a sweep accepts (memory: ~100 B per point and mapping).
@@ -72,26 +72,14 @@ def parse_values(text: str, what: str) -> np.ndarray:
 
 def parse_size_specs(kernel: Kernel, specs: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
     """``["NI=8:64:8", "N=4,8"]`` -> per-parameter value lists and the parameters ``N`` ties."""
-    given: dict[str, np.ndarray] = {}
-    tied: np.ndarray | None = None
+    named: dict[str, np.ndarray] = {}
     for spec in specs:
         if "=" not in spec:
             raise SpecError(f"--size: {spec!r} is not NAME=RANGE (e.g. N=8:1024:8)")
         name, rng = (s.strip() for s in spec.split("=", 1))
-        vals = parse_values(rng, f"--size {name}")
-        if name in kernel.params:
-            given[name] = vals
-        elif name == "N" or name.upper() == "ALL":
-            tied = vals
-        else:
-            raise UnknownNameError(f"--size: {kernel.name} has no parameter {name!r} "
-                                   f"(parameters: {', '.join(kernel.params)}; N sets all)")
-    tied_names: list[str] = []
-    if tied is not None:
-        tied_names = [p for p in kernel.params if p not in given]
-        for p in tied_names:
-            given[p] = tied
-    return given, tied_names
+        named[name] = parse_values(rng, f"--size {name}")
+    given = kernel.spread(named, "--size")
+    return given, [p for p in given if p not in named]
 
 
 @dataclass(frozen=True)

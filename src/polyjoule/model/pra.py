@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -188,12 +188,26 @@ class Kernel:
                     f"(known: {', '.join(self.datasets) or 'none'})"
                 )
             out.update(self.datasets[dataset])
-        for k, v in (values or {}).items():
-            if k not in self.params:
-                raise UnknownNameError(
-                    f"--set: {self.name} has no parameter {k!r} (parameters: {', '.join(self.params)})"
-                )
-            out[k] = int(v)
+        out.update({k: int(v) for k, v in self.spread(values or {}, "--set").items()})
+        return out
+
+    def spread(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """``values`` per parameter: ``N`` (or ``ALL``), where it is not a parameter, sets
+        every parameter not given (``--set N=64`` for gemm's ``NI, NJ, NK``)."""
+        from polyjoule.errors import UnknownNameError
+
+        out: dict[str, Any] = {}
+        tied = None
+        for k, v in values.items():
+            if k in self.params:
+                out[k] = v
+            elif k == "N" or k.upper() == "ALL":
+                tied = v
+            else:
+                raise UnknownNameError(f"{where}: {self.name} has no parameter {k!r} "
+                                       f"(parameters: {', '.join(self.params)}; N sets all)")
+        if tied is not None:
+            out.update({p: tied for p in self.params if p not in out})
         return out
 
 
