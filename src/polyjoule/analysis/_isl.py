@@ -140,7 +140,14 @@ def summed(params: tuple[str, ...], setvars: tuple[str, ...], ranges: tuple[str,
     out = isl.PwQPolynomial(f"{head}{space}0 }}")
     for poly, domain in pieces:
         out = out.add(isl.PwQPolynomial(f"{head}{space}{poly} : {box} and ({domain}) }}"))
+    if setvars and sum(d.count(" or ") for _, d in pieces) >= MANY_ALTERNATIVES:
+        out = out.coalesce()  # (a band's sum: 242 pieces summed, 130 coalesced first)
     return (out.sum() if setvars else out).coalesce()
+
+
+#: tile-offset alternatives in a sum's domain from which it is coalesced before summing:
+#: worth it for a band's (1.5-2x faster), not for a stencil's few (10-20% slower)
+MANY_ALTERNATIVES = 16
 
 
 def _integer(poly: str) -> bool:
