@@ -10,6 +10,7 @@ from math import lcm
 import islpy as isl
 
 from polyjoule.analysis.formula import Cond, Div, Formula, Piece
+from polyjoule.errors import NotSymbolic
 
 HAS_BARVINOK = hasattr(isl.Set, "card")
 
@@ -135,7 +136,7 @@ def summed(params: tuple[str, ...], setvars: tuple[str, ...], ranges: tuple[str,
     head = f"[{', '.join(params)}] -> {{ "
     space = f"[{', '.join(setvars)}] -> " if setvars else ""
     box = " and ".join(ranges) or "true"
-    if setvars and all(_integer(poly) for poly, _ in pieces):  # counts: Barvinok, not a sum
+    if setvars and pieces and all(_integer(poly) for poly, _ in pieces):  # counts: Barvinok, not a sum
         return _counted(head, setvars, box, pieces)
     out = isl.PwQPolynomial(f"{head}{space}0 }}")
     for poly, domain in pieces:
@@ -235,13 +236,26 @@ def _val(v: isl.Val) -> Fraction | int:
 
 
 def _div_of(aff: isl.Aff, nvars: int) -> Div:
-    if aff.dim(isl.dim_type.div):
-        raise NotImplementedError("nested floor in a quasi-polynomial")
-    den = _val(aff.get_denominator_val())
+    """``floor(aff)`` as a :class:`Div`. A floor inside it (a band's ``i + j <= N``) is
+    folded in, ``floor((x + floor(y/c))/d) = floor((c*x + y)/(c*d))`` for integer ``x``."""
     coeffs = [_val(aff.get_coefficient_val(isl.dim_type.param, i)) for i in range(nvars)]
     const = _val(aff.get_constant_val())
-    d = lcm(den.denominator, *(c.denominator for c in coeffs), const.denominator)
-    return Div(tuple(int(c * d) for c in coeffs), int(const * d), d)
+    nested = [(_val(aff.get_coefficient_val(isl.dim_type.div, k)), k)
+              for k in range(aff.dim(isl.dim_type.div))]
+    nested = [(e, k) for e, k in nested if e]
+    d = lcm(*(Fraction(x).denominator for x in (*coeffs, const, *(e for e, _ in nested))))
+    num, k0 = [int(c * d) for c in coeffs], int(const * d)
+    if not nested:
+        return Div(tuple(num), k0, d)
+    if len(nested) > 1 or abs(nested[0][0] * d) != 1:
+        raise NotSymbolic("a count needs a floor of several floors")
+    e, k = nested[0]
+    inner = _div_of(aff.get_div(k), nvars)
+    c = inner.den
+    sign = int(e * d)  # -floor(y/c) = floor((-y + c - 1)/c)
+    ic = [sign * x for x in inner.coeffs]
+    ik = inner.const if sign > 0 else -inner.const + c - 1
+    return Div(tuple(c * x + y for x, y in zip(num, ic, strict=True)), c * k0 + ik, c * d)
 
 
 def _conds_of(bset: isl.BasicSet, nvars: int, divs: list[Div]) -> tuple[Cond, ...]:

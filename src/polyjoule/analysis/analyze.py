@@ -328,6 +328,10 @@ class Analysis:
         total = sum(e_class.values()) + sum(e_op.values())
         lat = schedule_report(self, {p: int(values[p]) for p in self.kernel.params})
         iterations = sum(work.values())
+        if lat["latency_cycles"] < 1:  # (a triangle j = i + 1 .. N - 1 at N = 1)
+            shown = ", ".join(f"{k}={int(v)}" for k, v in values.items())
+            raise ParameterRangeError(f"parameters: {self.kernel.name} runs no iteration at "
+                                      f"{shown}: nothing to count or time")
         return Result(
             values={k: int(v) for k, v in values.items()},
             tile_sizes=tile_sizes,

@@ -33,7 +33,7 @@ from polyjoule.analysis import _isl, indices
 from polyjoule.analysis.formula import Cond, Div, Formula, Piece
 from polyjoule.analysis.indices import alternatives
 from polyjoule.analysis.simplify import merge_groups
-from polyjoule.errors import NotSymbolic
+from polyjoule.errors import InfeasibleMapping, NotSymbolic
 from polyjoule.mapping.tiling import Case, Tiling, cases, min_tile
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.pra import PRA
@@ -770,6 +770,15 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
     Raises :class:`NotSymbolic` when symbolic tiles do not apply and ``fixed`` is ``None``.
     Returns the volumes and the mode (``"symbolic"`` or ``"fixed"``).
     """
+    if fixed is not None:
+        try:
+            return _derive(pra, tiling, fixed)
+        except NotSymbolic as e:  # no fallback left: a refusal, not a traceback
+            raise InfeasibleMapping(f"{pra.name}: cannot count at tile sizes {fixed}: {e}") from None
+    return _derive(pra, tiling, None)
+
+
+def _derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None) -> tuple[list[Volume], str]:
     groups = groups_of(pra, tiling) if fixed is None else None
     counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
     memo: dict[tuple[object, ...], Formula] = {}
