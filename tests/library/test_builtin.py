@@ -116,3 +116,14 @@ def test_gesummv_worked_example() -> None:
     c = counts(pra, {"N0": 4, "N1": 5}, (2, 2), (2, 3))
     assert c["cases"][("S10", "intra")] == 12
     assert c["cases"][("S10", "inter")] == 4
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_builtin_passes_the_semantic_checks(name: str) -> None:
+    """Built-ins load without the loader's semantic checks (one writer per point, shapes,
+    subscripts, transports' sources, computes' operands: 50-200 ms of isl a kernel); this
+    runs them once: a built-in loads the same with them."""
+    from polyjoule.frontends.pra_yaml import load_kernel_data
+
+    checked = load_kernel_data(registry._data(name), f"<built-in {name}.yaml>", checked=True)
+    assert checked.phases == registry.get(name).phases

@@ -342,9 +342,23 @@ def _check_sources(pra: PRA, s: Statement, where: str) -> None:
                         "domain or the writers' conditions); guard it with 'when'")
 
 
+def _check_operands(pra: PRA, s: Statement, where: str) -> None:
+    """A compute reads each variable at its own point: some other statement writes it there."""
+    from polyjoule.analysis import _isl
+
+    space = tuple(c.isl() for c in pra.statement_space(s)) + _mins(pra)
+    for v in dict.fromkeys(s.reads):
+        target = tuple(tuple(c.isl() for c in pra.statement_space(w)) + _mins(pra)
+                       for w in pra.statements if w is not s and w.kind != "output" and w.var == v)
+        if not _isl.shifted_within(tuple(pra.params), pra.dim_names, space, (0,) * pra.n, target):
+            raise SpecError(f"{where}: {label(pra, s)}.compute: reads {v!r} where no statement "
+                            "writes it (outside the writers' conditions); guard it with 'when'")
+
+
 def check_semantics(pra: PRA, where: str) -> PRA:
     """Refuse a PRA that parses but means nothing: empty dims, non-positive shapes,
-    subscripts of the wrong rank or past a shape, dependences reaching unwritten points."""
+    subscripts of the wrong rank or past a shape, dependences or operands reaching unwritten
+    points."""
     _check_dims(pra, where)
     _check_tensors(pra, where)
     for s in pra.statements:
@@ -352,6 +366,8 @@ def check_semantics(pra: PRA, where: str) -> PRA:
             _check_subscripts(pra, s, where)
         elif s.kind == "transport":
             _check_sources(pra, s, where)
+        elif s.kind == "compute":
+            _check_operands(pra, s, where)
     return pra
 
 
