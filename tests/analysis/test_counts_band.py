@@ -142,12 +142,14 @@ def with_conditions(data: dict, pra: PRA, rng: random.Random, k: int = 3) -> dic
     """A kernel's YAML data with ``k`` more statements conditioned beside a parameter: zero
     -dependence computes and transports of ``a`` (its source inside the iteration space)."""
     stmts = data["phases"][0]["statements"]
-    a_var = next(s["var"] for s in stmts if "input" in s)
+    writer = next(s for s in stmts if "input" in s)
+    a_var, a_when = writer["var"], writer.get("when", [])
+    a_when = [a_when] if isinstance(a_when, str) else list(a_when)  # (a compute reads it there only)
     dims = pra.dim_names
     for m in range(k):
         conds = [_condition(rng, pra) for _ in range(rng.randint(1, 2))]
         if rng.random() < 0.5:
-            stmts.append({"id": f"X{m}", "var": f"e{m}", "compute": f"{a_var} + {a_var}", "when": conds})
+            stmts.append({"id": f"X{m}", "var": f"e{m}", "compute": f"{a_var} + {a_var}", "when": conds + a_when})
             continue
         dep = tuple(rng.choice([(1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (0, -1)]) + (0,) * (len(dims) - 2))
         if len(dims) == 3 and rng.random() < 0.5:
