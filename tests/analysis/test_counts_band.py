@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from polyjoule.analysis import analyze
-from polyjoule.errors import PolyjouleError
+from polyjoule.errors import ParameterRangeError, PolyjouleError
 from polyjoule.frontends.resolve import kernel_from
 from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.affine import Affine, Constraint
@@ -312,8 +312,8 @@ def _points_for(kernel, rng: random.Random, n: int, array: tuple[int, int],
 
 
 #: the fixed subset: generator seeds (two kernels each, one C and one PRA file with
-#: conditioned statements); seeds 4, 10, 11, 12 meet the known failures below (FINDINGS.md)
-SEEDS = (1, 2, 3, 6, 8, 9)
+#: conditioned statements)
+SEEDS = (1, 2, 3, 4, 6, 8, 9, 10, 11, 12)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -349,9 +349,8 @@ DIAGONAL = """void k(int N, double A[N][N], double x[N], double y[N]) {
 """
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="FINDINGS.md 1: a statement that never "
-                   "runs (the accumulation of a width-1 band) fails an assertion in _isl._counted")
 def test_width_one_band(tmp_path, brute_counts):
+    """A statement that never runs (the accumulation of a width-1 band) counts 0."""
     path = tmp_path / "diag.c"
     path.write_text(DIAGONAL)
     k = kernel_from(str(path))
@@ -359,9 +358,8 @@ def test_width_one_band(tmp_path, brute_counts):
     assert o.points == 1 and not o.mismatches
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason="FINDINGS.md 2: a condition "
-                   "i + j <= N on a band or triangle: 'nested floor in a quasi-polynomial'")
 def test_anti_diagonal_condition_on_band(tmp_path, brute_counts):
+    """``i + j <= N`` on a band: a floor inside a floor in the count, folded into one."""
     path = tmp_path / "anti.yaml"
     path.write_text("""version: 1
 name: anti
@@ -379,13 +377,14 @@ statements:
     assert o.points == 8 and not o.mismatches
 
 
-@pytest.mark.xfail(strict=True, raises=ZeroDivisionError, reason="FINDINGS.md 3: a nest with no "
-                   "iteration at legal sizes (N = 1 here): latency 0 divides the utilisation")
-def test_empty_nest_evaluates(tmp_path):
+def test_empty_nest_is_refused_by_name(tmp_path):
+    """A nest with no iteration at legal sizes (N = 1 here) is refused, not divided by 0."""
     path = tmp_path / "strict.c"
     path.write_text(DIAGONAL.replace("j = i; j < i + 1", "j = i + 1; j < N").replace("    y[i] = 0.0;\n", ""))
-    r = analyze(kernel_from(str(path)), array=(2, 2)).evaluate({"N": 1})
-    assert r.iterations == 0
+    a = analyze(kernel_from(str(path)), array=(2, 2))
+    with pytest.raises(ParameterRangeError, match="runs no iteration at N=1"):
+        a.evaluate({"N": 1})
+    assert a.evaluate({"N": 3}).iterations == 3
 
 
 def main() -> None:
