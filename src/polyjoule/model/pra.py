@@ -299,6 +299,19 @@ def _check_dims(pra: PRA, where: str) -> None:
                             f"{d.upper} for some legal parameter values (an empty dim)")
 
 
+def check_box(pra: PRA, where: str) -> None:
+    """Every point of the domain lies in its tiling box ``0 .. extent - 1`` (the tiling,
+    the simulator and the counts walk the box; a point outside would count but never run)."""
+    from polyjoule.analysis import _isl
+
+    space = tuple(c.isl() for c in pra.domain()) + _mins(pra)
+    for k, d in enumerate(pra.dims):
+        for bad in (f"{d.name} < 0", f"{d.name} >= {d.extent.isl()}"):
+            if not _isl.is_empty(tuple(pra.params), pra.dim_names, space + (bad,)):
+                raise SpecError(f"{where}: dims[{k}] ({d.name}): {d.lower} .. {d.upper} leaves "
+                                f"its extent 0 .. {d.extent} - 1 for some legal parameter values")
+
+
 def _check_tensors(pra: PRA, where: str) -> None:
     """Every extent of every tensor is at least 1 for every legal parameter value."""
     from polyjoule.analysis import _isl
@@ -360,6 +373,7 @@ def check_semantics(pra: PRA, where: str) -> PRA:
     subscripts of the wrong rank or past a shape, dependences or operands reaching unwritten
     points."""
     _check_dims(pra, where)
+    check_box(pra, where)
     _check_tensors(pra, where)
     for s in pra.statements:
         if s.kind in ("input", "output"):

@@ -44,7 +44,7 @@ from polyjoule.frontends.localize.pivots import is_steps, localize_steps
 from polyjoule.frontends.localize.stores import localize_stores, split_stores
 from polyjoule.frontends.localize.uniform import check_nest, check_uniform
 from polyjoule.model.nest import Nest
-from polyjoule.model.pra import PRA, Kernel
+from polyjoule.model.pra import PRA, Kernel, check_box
 
 
 def localize_phase(nest: Nest, name: str | None = None) -> PRA:
@@ -82,6 +82,8 @@ def localize(nests: Sequence[Nest], name: str, description: str = "",
     for k, nest in enumerate(nests):
         multi = len(nests) > 1 and nest.name == name
         phases.append(localize_phase(nest, f"{name}.{k + 1}" if multi else nest.name))
+        # (an init placed before a row's first point can leave the box: j = -1 at i = 0)
+        check_box(phases[-1], f"{description or name}: {phases[-1].name}")
     sets = {k: dict(v) for k, v in (datasets or {}).items()}
     return Kernel(name, tuple(phases), description, sets)
 
