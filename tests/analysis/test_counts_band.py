@@ -388,6 +388,17 @@ def test_empty_nest_evaluates(tmp_path):
     assert r.iterations == 0
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="FINDINGS.md 0: the front end extends "
+                   "j to i - 1 for the init of an empty last row; the point (0, -1) lies outside "
+                   "the tiling box, the walker and the simulator skip it, the symbolic count not")
+def test_extended_row_outside_the_box(tmp_path, brute_counts):
+    path = tmp_path / "ext.c"
+    path.write_text(DIAGONAL.replace("i < N;", "i < N + 1;").replace("j < i + 1", "j < N")
+                    .replace("A[N][N]", "A[N + 1][N]").replace("y[N]", "y[N + 1]"))
+    o = check(kernel_from(str(path)), (2, 2), None, [{"N": 3}], brute_counts)
+    assert o.points == 1 and not o.mismatches, o.mismatches
+
+
 def main() -> None:
     """The whole fuzz: ``--kernels`` nests, every array, default and random tiles."""
     import argparse
