@@ -387,6 +387,19 @@ def test_empty_nest_is_refused_by_name(tmp_path):
     assert a.evaluate({"N": 3}).iterations == 3
 
 
+def test_extended_row_outside_the_box_is_refused(tmp_path):
+    """The front end puts the init of an empty last row at ``j = i - 1``, which reaches
+    ``j = -1`` at ``i = 0``: a point outside the tiling box that the walker and the simulator
+    skip and a count would not. Refused by name instead of counted wrongly."""
+    from polyjoule.errors import SpecError
+
+    path = tmp_path / "ext.c"
+    path.write_text(DIAGONAL.replace("i < N;", "i < N + 1;").replace("j < i + 1", "j < N")
+                    .replace("A[N][N]", "A[N + 1][N]").replace("y[N]", "y[N + 1]"))
+    with pytest.raises(SpecError, match=r"ext\.c: k: dims\[1\] \(j\): i - 1 \.\. N - 1 leaves its extent"):
+        kernel_from(str(path))
+
+
 def main() -> None:
     """The whole fuzz: ``--kernels`` nests, every array, default and random tiles."""
     import argparse
