@@ -84,3 +84,25 @@ def test_a_tile_size_for_a_dim_off_the_array_is_refused_unless_it_is_the_extent(
     assert "--tile: 20 for j, which is not on the array: one tile spans its 25 iterations" in r.output
     ok = _json([*base, "--tile", "3,25,30"])
     assert ok["tile_sizes"] == {"gemm": [3, 25, 30]}
+
+
+def test_set_is_repeatable_and_a_name_given_twice_is_refused(tmp_path):
+    """``--set N=64 --set W=8`` as map takes it (only the last counted before); ``--sizes``
+    and ``--set`` naming one parameter differently is an error, not a silent choice."""
+    src = tmp_path / "band.c"
+    src.write_text(BAND.replace("2 * N", "N"))
+    one = _json(["analyze", str(src), "--array", "2x2", "--set", "N=9,W=3"])
+    two = _json(["analyze", str(src), "--array", "2x2", "--set", "N=9", "--set", "W=3"])
+    assert one["values"] == two["values"] == {"N": 9, "W": 3}
+    assert one["counts"] == two["counts"]
+    r = runner.invoke(app, ["validate", str(src), "--sizes", "N=9,W=3", "--set", "W=4"])
+    assert r.exit_code == 2 and "W given twice" in r.output
+
+
+def test_map_of_a_kernel_without_datasets_asks_for_its_sizes(tmp_path):
+    src = tmp_path / "band.c"
+    src.write_text(BAND.replace("2 * N", "N"))
+    r = runner.invoke(app, ["map", str(src), "--target", "tcpa"])
+    assert r.exit_code == 2
+    assert "band has no datasets" in r.output and "--set N=.. --set W=.." in r.output
+    assert "--dataset" not in r.output  # (a flag the user never gave)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from polyjoule.errors import ResourceLimitError
 from polyjoule.model.affine import Affine
 from polyjoule.model.pra import PRA
 
@@ -185,6 +186,11 @@ def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int
         box = [ranges[l][kl] for l, kl in enumerate(k)]
         if any(a > b for a, b in box):
             continue
+        points = int(np.prod([b - a + 1 for a, b in box], dtype=object))
+        if points > TILE_POINTS:
+            raise ResourceLimitError(
+                f"FIFO occupancy: a tile of {points:,} points (over {TILE_POINTS:,}) on dims whose "
+                "bounds are coupled is checked point by point; use smaller sizes or more PEs")
         j = np.stack([x.ravel() for x in np.meshgrid(
             *(np.arange(a, b + 1, dtype=np.int64) for a, b in box), indexing="ij")])
         glob = j + (np.asarray(k, dtype=np.int64) * np.asarray(p, dtype=np.int64))[:, None]
@@ -196,6 +202,10 @@ def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int
             has[k] = 1
             deep = max(deep, window(lam @ j[:, ok], wait))
     return has, deep
+
+
+#: points of one tile the occupancy of coupled dims walks at most (about 0.5 GB of indices)
+TILE_POINTS = 2**25
 
 
 def window(starts: np.ndarray, wait: int) -> int:

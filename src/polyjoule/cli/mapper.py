@@ -598,6 +598,9 @@ def _kernel_problem(kernel_name: str | None, shape: str | None, target: str,
         raise SpecError(f"map --target {target}: give a KERNEL (e.g. gesummv) and --set sizes")
     kernel = load_kernel(kernel_name)
     specs = [*sets, *([x for x in shape.split(",") if x.strip()] if shape else [])]
+    if not specs and "MINI" not in kernel.datasets:
+        raise SpecError(f"map: {kernel.name} has no datasets: give its sizes, "
+                        f"{' '.join(f'--set {p}=..' for p in kernel.params)}")
     if not specs:
         specs = [f"{k}={v}" for k, v in kernel.resolve(None, "MINI").items()]
     with reworded("--size", "--set"):

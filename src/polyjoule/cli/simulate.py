@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from polyjoule.model.pra import Kernel
 
 
-def _values(k: Kernel, set_: str | None, sizes: str | None, dataset: str | None) -> dict[str, int]:
+def _values(k: Kernel, set_: list[str], sizes: str | None, dataset: str | None) -> dict[str, int]:
     """As for ``analyze``, but the default preset is MINI: simulation cost grows with size."""
     from polyjoule.cli.symbolic import resolve_values
 
@@ -121,7 +121,8 @@ def simulate(
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
     axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-    set_: str | None = typer.Option(None, "--set", help="Parameter values N0=..,N1=.. (N=.. sets every one not given)."),
+    set_: list[str] = typer.Option([], "--set", help="Parameter values N0=..,N1=.. (repeatable; N=.. "
+                                   "sets every one not given)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
     w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),
@@ -158,7 +159,7 @@ def validate(
     sizes: str | None = typer.Option(None, "--sizes", help="Parameter values N0=..,N1=.."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,..."),
     axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-    set_: str | None = typer.Option(None, "--set", help="Parameter values (as --sizes)."),
+    set_: list[str] = typer.Option([], "--set", help="Parameter values (as --sizes; repeatable)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
