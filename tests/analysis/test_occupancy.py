@@ -52,21 +52,3 @@ def test_counted_use_equals_the_simulated_occupancy() -> None:
             seen[cs.method] += 1
     assert seen["scan"] >= 6 and seen["ilp"] + seen["skew"] >= 1
 
-
-def test_a_coupled_tile_too_large_to_walk_is_refused_by_name():
-    """The occupancy of dims whose bounds are coupled is checked point by point in each
-    tile: a band of 10^6 rows on 16x16 (4e9 points a tile) is refused, not allocated."""
-    import pytest
-
-    from polyjoule.analysis import analyze
-    from polyjoule.analysis.occupancy import TILE_POINTS
-    from polyjoule.errors import ResourceLimitError
-    from polyjoule.frontends.cnest import c_kernel
-
-    band = ("void k(int N, int W, double A[N][N + W], double x[N + W], double y[N]) {\n"
-            "  int i, j;\n  for (i = 0; i < N; i++) {\n    y[i] = 0.0;\n"
-            "    for (j = i; j < i + W; j++)\n      y[i] += A[i][j] * x[j];\n  }\n}\n")
-    a = analyze(c_kernel(band, "band.c"), array=(16, 16))
-    with pytest.raises(ResourceLimitError, match=f"over {TILE_POINTS:,}"):
-        a.evaluate({"N": 10**6, "W": 1000})
-    assert a.evaluate({"N": 64, "W": 8}).counts["DR"] > 0

@@ -106,3 +106,16 @@ def test_map_of_a_kernel_without_datasets_asks_for_its_sizes(tmp_path):
     assert r.exit_code == 2
     assert "band has no datasets" in r.output and "--set N=.. --set W=.." in r.output
     assert "--dataset" not in r.output  # (a flag the user never gave)
+
+
+def test_a_coupled_tile_too_large_to_walk_is_refused_by_name(tmp_path):
+    """The FIFO occupancy of dims whose bounds are coupled is checked point by point in
+    each tile: a band of 10^6 rows on 16x16 (4e9 points a tile) is refused in one line, not
+    allocated (a 29 GiB traceback before)."""
+    from polyjoule.analysis.occupancy import TILE_POINTS
+
+    src = tmp_path / "band.c"
+    src.write_text(BAND.replace("2 * N", "N"))
+    r = runner.invoke(app, ["analyze", str(src), "--array", "16x16", "--set", "N=1000000,W=1000"])
+    assert r.exit_code != 0 and f"over {TILE_POINTS:,}" in r.output, r.output
+    assert r.output.count("\n") == 1 and "Traceback" not in r.output
