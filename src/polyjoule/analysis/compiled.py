@@ -102,8 +102,8 @@ class CompiledPhase:
             lo[g.r] = 1
             for q in g.others:
                 lo[g.r_of(q)] = 1
-                if lo.get(q, -1) >= 0:  # P >= 1: t_P >= 1; P >= 0: t_P >= 0
-                    lo[g.t_of(q)] = min(lo[q], 1)
+                if (least := g.least_count(lo.get(q))) is not None:
+                    lo[g.t_of(q)] = least
         return lo
 
     def _always(self, coeffs: tuple[int, ...], vars_: tuple[str, ...], const: int,

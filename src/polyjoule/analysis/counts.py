@@ -106,6 +106,12 @@ class Group:
             g[self.r_of(q)] = -1
         return delta, g, -self.offset
 
+    @staticmethod
+    def least_count(least: int | None) -> int | None:
+        """The least ``t_P`` of a parameter whose least value is ``least`` (``P >= 1``: 1;
+        ``P >= 0``: 0; unknown or negative: none), with ``r_P`` in ``1 .. p``."""
+        return None if least is None or least < 0 else min(least, 1)
+
     def names_param(self, name: str) -> bool:
         return name == self.param or name in self.others
 
@@ -236,6 +242,12 @@ class _Rewriter:
         self._pieces: dict[Constraint, list[list[str]]] = {}
         self._need = min_tile(pra)
 
+    def spans(self, l: int) -> bool:
+        """Is split dim ``l``'s extent its group's, so that its tile index runs over
+        ``0 .. t - 1``? (A band's ``j`` split with ``i``'s tile size runs further: its own
+        bounds keep it in its tiles.)"""
+        return self.pra.dims[l].extent == self.pra.dims[self.dim_group[l].index].extent
+
     def least_tile(self, grp: Group) -> int:
         """The least tile size of a group (its dims' dependence distances): the context's
         ``p >= ..``, and the bound on how far back a tile offset reaches."""
@@ -324,7 +336,7 @@ class _Rewriter:
             raise NotSymbolic("a constraint mixes a tiled dim with an unbounded term")
         # tile indices of a dim beyond the group's extent are not in 0 .. t - 1
         beyond = tuple(f"k_{self.pra.dims[l].name}" for l, g in self.dim_group.items()
-                       if g is grp and self.pra.dims[l].extent != self.pra.dims[grp.index].extent)
+                       if g is grp and not self.spans(l))
         return alternatives(rest, delta, p, grp.ts + beyond, grp.rs, c.eq, self.least_tile(grp))
 
 
@@ -351,10 +363,8 @@ class _Counter:
             if l in self.rw.split_dims:
                 pt = self.rw.tile_term(l).isl()
                 base += [[[f"j_{d.name} >= 0"]], [[f"j_{d.name} <= {pt} - 1"]], [[f"k_{d.name} >= 0"]]]
-                grp = self.rw.dim_group.get(l)
-                if fixed is None and d.extent == pra.dims[grp.index].extent:
-                    # (a dim of another extent in the group is kept in its tiles by its bounds)
-                    base.append([[f"k_{d.name} <= {grp.t} - 1"]])
+                if fixed is None and self.rw.spans(l):
+                    base.append([[f"k_{d.name} <= {self.rw.dim_group[l].t} - 1"]])
         context = []
         lows = dict(pra.param_min)
         for g in groups or [] if fixed is None else []:
@@ -362,8 +372,8 @@ class _Counter:
                         f"{g.r} >= 1", f"{g.r} <= {g.p}"]
             for q in g.others:
                 context += [f"{g.r_of(q)} >= 1", f"{g.r_of(q)} <= {g.p}"]
-                if q in lows and lows[q] >= 0:  # P >= 1: t_P >= 1; P >= 0: t_P >= 0
-                    context.append(f"{g.t_of(q)} >= {min(lows[q], 1)}")
+                if (least := g.least_count(lows.get(q))) is not None:
+                    context.append(f"{g.t_of(q)} >= {least}")
         self.context = context + [f"{p} >= {lo}" for p, lo in pra.param_min]
         own = {l: g for g in groups or [] for l in g.dims}
         self.tile_terms = {l: self.rw.tile_term(l) for l in self.rw.split_dims
@@ -433,7 +443,7 @@ class _Counter:
                   if g.t_of(q) in rename and g.r_of(q) in rename}
         if any((g, q) not in wholes for g in groups for q in g.tied):
             return None
-        ref = {l: self.pra.dims[l].extent == self.pra.dims[rw.dim_group[l].index].extent for l in split}
+        ref = {l: rw.spans(l) for l in split}
         xs = {self.pra.dims[l].name: f"x{i}" for i, l in enumerate(dims)}
         texts = [f"x{dims.index(l)} >= 0" for l in split]
         conds: dict[int, list[indices.Cond]] = {}

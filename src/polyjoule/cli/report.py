@@ -10,6 +10,7 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    SET_HELP,
     handles_errors,
     load_kernel,
     parse_ints,
@@ -25,8 +26,7 @@ def register(app: typer.Typer) -> None:
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/model.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
-        set_: list[str] = typer.Option([], "--set", help="Parameter values N0=..,N1=.. (repeatable; N=.. "
-                                   "sets every one not given)."),
+        set_: list[str] = typer.Option([], "--set", help=SET_HELP),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
         einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),

@@ -15,6 +15,7 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    SET_HELP,
     handles_errors,
     load_kernel,
     parse_assignments,
@@ -121,8 +122,7 @@ def simulate(
     array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D)."),
     tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
     axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-    set_: list[str] = typer.Option([], "--set", help="Parameter values N0=..,N1=.. (repeatable; N=.. "
-                                   "sets every one not given)."),
+    set_: list[str] = typer.Option([], "--set", help=SET_HELP),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
     w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),

@@ -13,6 +13,7 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    SET_HELP,
     handles_errors,
     load_kernel,
     parse_assignments,
@@ -31,14 +32,13 @@ if TYPE_CHECKING:
     from polyjoule.targets.tcpa.energy import EnergyTable
 
 
-def resolve_values(kernel: Kernel, set_: str | Sequence[str] | None, dataset: str | None,
+def resolve_values(kernel: Kernel, set_: Sequence[str], dataset: str | None,
                    default: str = "LARGE", sizes: str | None = None) -> dict[str, int]:
     """Parameter values from ``--set`` (repeatable) and ``--sizes`` over ``--dataset``; a name
     given twice is refused. When neither values nor a dataset are given: the kernel's own
     ``default`` dataset (an einsum's ``--extents``), else the command's ``default`` preset,
     if the kernel has them."""
-    texts = [set_] if isinstance(set_, str) else list(set_ or ())
-    given = parse_assignments(",".join([*texts, sizes or ""]), "--set")
+    given = parse_assignments(",".join([*set_, sizes or ""]), "--set")
     if dataset is None and not given:
         dataset = next((d for d in ("default", default) if d in kernel.datasets), None)
     for ph in kernel.phases:  # a value given out of range first: it names what was typed
@@ -86,8 +86,7 @@ def register(app: typer.Typer) -> None:
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
-        set_: list[str] = typer.Option([], "--set", help="Parameter values N0=..,N1=.. (repeatable; N=.. "
-                                       "sets every one not given)."),
+        set_: list[str] = typer.Option([], "--set", help=SET_HELP),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
