@@ -437,3 +437,48 @@ def test_banded_nest_symbolic_equals_simulated(name, array, tile):
         assert r.latency_cycles == s.makespan, (name, values)
         seen += 1
     assert seen >= 2
+
+
+# A band whose lower edge lies 3 off the diagonal, with a width parameter: tiles of 1-3 are
+# counted each in its own window (the tile size a number), tiles of 4 and more in one
+# symbolic window; the case's formula is their sum.
+SHIFTED3 = ("void k(int N, int W, double A[N][N + W + 4], double x[N + W + 4], double y[N]) {\n"
+            "  int i, j;\n  for (i = 0; i < N; i++) {\n    y[i] = 0.0;\n"
+            "    for (j = i + 3; j < i + W + 3; j++)\n      y[i] += A[i][j] * x[j];\n  }\n}\n")
+
+
+def test_band_windows_partition_the_tile_sizes():
+    """The rule: the band's groups are counted for p = 1, 2, 3 apart and for p >= 4."""
+    from polyjoule.analysis.counts import _splits, _windows, groups_of
+    from polyjoule.frontends.cnest import c_kernel
+    from polyjoule.mapping.tiling import cases
+
+    pra = c_kernel(SHIFTED3, "shifted3.c").phases[0]
+    tiling = Tiling.of(pra, (2, 2))
+    groups = groups_of(pra, tiling)
+    seen = set()
+    for c in cases(pra, tiling):
+        split = _splits(pra, groups, c)
+        for w in _windows(pra, split):
+            seen |= {(least, exact) for least, exact in w.values()}
+    assert seen == {(1, True), (2, True), (3, True), (4, False)}
+
+
+@pytest.mark.parametrize("tile", [(1, 1), (2, 2), (3, 3), (4, 5), (2, 3), (5, 1)])
+def test_band_windows_equal_simulated(tile):
+    """Counts and latency in every window (tiles of 1 to 5) against the simulator, on an
+    array large enough for every size below (N <= 9, N + W + 4 <= 19)."""
+    from polyjoule.analysis import simulator as sim
+    from polyjoule.frontends.cnest import c_kernel
+
+    k = c_kernel(SHIFTED3, "shifted3.c")
+    array = (-(-9 // tile[0]), -(-19 // tile[1]))
+    a = analyze(k, array=array, tile=tile)
+    assert [ph.mode for ph in a.phases] == ["symbolic"]
+    for n, w in [(5, 1), (6, 3), (4, 5), (7, 2), (3, 6), (9, 4)]:
+        values = {"N": n, "W": w}
+        r = a.evaluate(values)
+        s = sim.simulate(k, array, tile=tile, values=values)
+        assert s.ok, (s.checks, s.violations)
+        assert r.counts == s.counts, values
+        assert r.latency_cycles == s.makespan, values

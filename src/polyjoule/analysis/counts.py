@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import itertools
 import operator
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from polyjoule.analysis import _isl, indices
@@ -228,12 +229,60 @@ def _coupled(pra: PRA) -> list[list[int]]:
     return sorted(comps.values())
 
 
+#: tile sizes of some groups counted apart, by group index: ``(least, exact)`` for
+#: ``p >= least``, or ``p == least`` when exact (see :func:`_windows`)
+Window = Mapping[int, tuple[int, bool]]
+
+
+def _reach(pra: PRA, grp: Group) -> int:
+    """How far a band's lower edge lies off the diagonal (``j >= i + 3``: 3), over the
+    domain's constraints that couple the group's dims."""
+    names = {pra.dims[l].name for l in grp.dims + grp.virtual + grp.component}
+    return max((-c.expr.const for c in pra.domain() if len(c.expr.names() & names) >= 2), default=0)
+
+
+def _windows(pra: PRA, split: dict[int, Group]) -> list[dict[int, tuple[int, bool]]]:
+    """The tile-size windows a case is counted in, one formula each.
+
+    A group that splits the case's dims, has a parameter beside them (a band's width ``W``)
+    and a band edge ``reach`` past its least tile is counted for ``p >= reach + 1`` (a
+    tile offset across the edge takes one or two values: few alternatives, symbolic) and
+    for each smaller ``p`` alone (isl sees the tile size as a number). The windows
+    partition the tile sizes: the case's count is the sum of theirs, each restricted to its
+    window. (Below the edge every alternative of every sum splits again per offset: a
+    band ``j >= i + 3 .. i + W + 2`` derives 4x faster in windows, `benchmarks/README.md`.)"""
+    need = min_tile(pra)
+    per: list[list[tuple[int, tuple[int, bool]]]] = []
+    for g in sorted(set(split.values()), key=lambda g: g.index):
+        least, reach = max(need[l] for l in g.dims), _reach(pra, g)
+        if g.others and reach >= least + 1:
+            per.append([(g.index, (reach + 1, False))] + [(g.index, (v, True)) for v in range(least, reach + 1)])
+    return [dict(w) for w in itertools.product(*per)]
+
+
+def _within(f: Formula, window: Window) -> Formula:
+    """``f`` restricted to ``window`` (the counter's context only simplified it there)."""
+    conds = []
+    for index, (least, exact) in sorted(window.items()):
+        coeffs = tuple(1 if v == f"p{index}" else 0 for v in f.vars)
+        conds.append(Cond(coeffs, (), -least, exact))
+    pieces = []
+    for pc in f.pieces:
+        pad = tuple(Cond(c.coeffs, (0,) * len(pc.divs), c.const, c.eq) for c in conds)
+        domain = tuple(conj for conj in (_conjoin(d, pad) for d in pc.domain) if conj is not None)
+        if domain:
+            pieces.append(Piece(pc.divs, domain, pc.terms, pc.den))
+    return Formula(f.vars, tuple(pieces))
+
+
 class _Rewriter:
     """Rewrites PRA constraints into isl constraint texts over (j, k | p, t, r, params)."""
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None,
+                 window: Window | None = None):
         self.pra, self.tiling, self.groups, self.fixed = pra, tiling, groups, fixed
+        self.window: Window = window or {}
         #: dims written ``j + p*k``: every tiled one with fixed tiles, else those of ``split``
         self.dim_group: dict[int, Group] = dict(split or {})
         self.split_dims = set(self.dim_group) if fixed is None else {
@@ -249,9 +298,10 @@ class _Rewriter:
         return self.pra.dims[l].extent == self.pra.dims[self.dim_group[l].index].extent
 
     def least_tile(self, grp: Group) -> int:
-        """The least tile size of a group (its dims' dependence distances): the context's
-        ``p >= ..``, and the bound on how far back a tile offset reaches."""
-        return max(self._need[l] for l in grp.dims)
+        """The least tile size of a group (its dims' dependence distances, or its window's
+        least): the context's ``p >= ..``, and the bound on how far back a tile offset reaches."""
+        need = max(self._need[l] for l in grp.dims)
+        return max(need, self.window[grp.index][0]) if grp.index in self.window else need
 
     def tile_term(self, l: int) -> Affine:
         """The tile size of dim ``l`` as an affine term (symbol or number)."""
@@ -351,8 +401,9 @@ class _Counter:
     """
 
     def __init__(self, pra: PRA, tiling: Tiling, groups: list[Group] | None,
-                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None):
-        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed, split)
+                 fixed: tuple[int, ...] | None, split: dict[int, Group] | None = None,
+                 window: Window | None = None):
+        self.pra, self.rw = pra, _Rewriter(pra, tiling, groups, fixed, split, window)
         dims = [f"j_{d.name}" for d in pra.dims]
         dims += [f"k_{d.name}" for l, d in enumerate(pra.dims) if l in self.rw.split_dims]
         self.dims, self.dimset = dims, frozenset(dims)
@@ -370,6 +421,8 @@ class _Counter:
         for g in groups or [] if fixed is None else []:
             context += [f"{g.p} >= {self.rw.least_tile(g)}", f"{g.t} >= 1",
                         f"{g.r} >= 1", f"{g.r} <= {g.p}"]
+            if self.rw.window.get(g.index, (0, False))[1]:
+                context.append(f"{g.p} <= {self.rw.least_tile(g)}")
             for q in g.others:
                 context += [f"{g.r_of(q)} >= 1", f"{g.r_of(q)} <= {g.p}"]
                 if (least := g.least_count(lows.get(q))) is not None:
@@ -750,7 +803,17 @@ def derive_case(pra: PRA, tiling: Tiling, case: Case, groups: list[Group] | None
                 fixed: tuple[int, ...] | None) -> Formula:
     """Count the points of one statement case (see module docstring)."""
     split = _splits(pra, groups, case) if fixed is None and groups is not None else {}
-    return _Counter(pra, tiling, groups, fixed, split).count(case)
+    return _windowed(pra, case, split, lambda w: _Counter(pra, tiling, groups, fixed, split, w))
+
+
+def _windowed(pra: PRA, case: Case, split: dict[int, Group],
+              counter: Callable[[Window], _Counter]) -> Formula:
+    """The count of ``case``: the sum of its counts in each tile-size window (disjoint)."""
+    windows = _windows(pra, split)
+    if windows == [{}]:
+        return counter({}).count(case)
+    parts = [_within(counter(w).count(case), w) for w in windows]
+    return Formula(parts[0].vars, tuple(pc for f in parts for pc in f.pieces))
 
 
 def _key(pra: PRA, tiling: Tiling, case: Case, domain: frozenset[Constraint]) -> tuple[object, ...]:
@@ -790,7 +853,7 @@ def derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None = None) -> tu
 
 def _derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None) -> tuple[list[Volume], str]:
     groups = groups_of(pra, tiling) if fixed is None else None
-    counters: dict[tuple[tuple[int, int], ...], _Counter] = {}  # per choice of split dims
+    counters: dict[tuple[object, ...], _Counter] = {}  # per choice of split dims and window
     memo: dict[tuple[object, ...], Formula] = {}
     out = []
     domain = frozenset(pra.domain())
@@ -800,9 +863,14 @@ def _derive(pra: PRA, tiling: Tiling, fixed: tuple[int, ...] | None) -> tuple[li
             if key not in memo:
                 split = _splits(pra, groups, c) if groups is not None else {}
                 how = tuple(sorted((l, g.index) for l, g in split.items()))
-                if how not in counters:
-                    counters[how] = _Counter(pra, tiling, groups, fixed, split)
-                memo[key] = counters[how].count(c)
+
+                def counter(w: Window, how=how, split=split) -> _Counter:
+                    at = (how, tuple(sorted(w.items())))
+                    if at not in counters:
+                        counters[at] = _Counter(pra, tiling, groups, fixed, split, w)
+                    return counters[at]
+
+                memo[key] = _windowed(pra, c, split, counter)
             out.append(Volume(c, memo[key]))
     return out, "symbolic" if fixed is None else "fixed"
 
