@@ -482,3 +482,59 @@ def test_band_windows_equal_simulated(tile):
         assert s.ok, (s.checks, s.violations)
         assert r.counts == s.counts, values
         assert r.latency_cycles == s.makespan, values
+
+
+# A 3-D band crossed by an anti-diagonal condition with a parameter of its own: its fibre
+# count has floors, so one class is counted on the tile split, where its unions multiply
+# out to 108 conjunctions (Barvinok did not finish in 20 minutes). Such a class is refused
+# as not symbolic: tile sizes are fixed per design point.
+ANTI_BAND = """version: 1
+name: anti3
+phases:
+- name: anti3
+  dtype: fp64
+  params: {N: 2, W: 1, K: 1}
+  dims:
+  - {name: i, lower: 0, upper: N - 2}
+  - {name: l, lower: 0, upper: K - 1}
+  - {name: j, lower: i + 2, upper: W + i + 3, extent: N + W + 2}
+  tensors:
+    A: {shape: [N + W + 2, K, N + W + 2], kind: input}
+    x: {shape: [N + W + 2, K], kind: input}
+    z: {shape: [N + W + 2, K], kind: inout}
+  statements:
+  - {id: S1, var: a, input: "A[i, l, j]"}
+  - {id: S2, var: x, input: "x[i, l]", when: j == i + 2}
+  - {id: S3, var: x, from: x, dep: [0, 0, 1], when: j >= i + 3}
+  - {id: S4, var: z_p, compute: a * x}
+  - {id: S5, var: e0, compute: a + z_p, when: [j + i <= K - 3]}
+  - {id: S6, var: z_p, output: "z[j, l]", when: i == N - 2}
+"""
+
+
+@pytest.mark.parametrize("array,tile", [((2, 2), None), ((8, 8), None), ((2, 2), (3, 5, 4))])
+def test_hard_class_falls_back_to_fixed_tiles(tmp_path, array, tile):
+    """The class is refused by its size (not after minutes), and the fixed-tile counts
+    equal the simulator's."""
+    from polyjoule.analysis import simulator as sim
+    from polyjoule.analysis.counts import NotSymbolic, derive
+    from polyjoule.frontends.pra_yaml import load_kernel_file
+
+    path = tmp_path / "anti3.yaml"
+    path.write_text(ANTI_BAND)
+    k = load_kernel_file(path)
+    a = analyze(k, array=array, tile=tile)
+    assert [ph.mode for ph in a.phases] == ["fixed"]
+    with pytest.raises(NotSymbolic, match="108 tile-offset alternatives"):
+        derive(k.phases[0], a.phases[0].tiling)
+    seen = 0
+    for values in [{"N": 5, "W": 1, "K": 9}, {"N": 4, "W": 2, "K": 2}, {"N": 3, "W": 1, "K": 6}]:
+        try:
+            r = a.evaluate(values)
+        except InfeasibleMapping:
+            continue
+        s = sim.simulate(k, array, tile=tile, values=values)
+        assert s.ok, (s.checks, s.violations)
+        assert r.counts == s.counts, values
+        seen += 1
+    assert seen >= 2

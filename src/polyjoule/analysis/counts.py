@@ -25,6 +25,7 @@ import contextlib
 import functools
 import gc
 import itertools
+import math
 import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -471,6 +472,9 @@ class _Counter:
         if local is not None:
             return _embed(local, params, self.params)
         key = tuple(sorted({tuple(tuple(canon(x) for x in c) for c in u) for u in unions}))
+        if (many := _conjunctions(key)) > HARD_CLASS:
+            raise NotSymbolic(f"a class of {many} tile-offset alternatives in the tile split "
+                              "(its count takes minutes): tile sizes fixed per design point")
         local = _class_count(key, len(names), len(params), ctx)
         return _embed(local, params, self.params)
 
@@ -661,6 +665,17 @@ def _words(union: list[list[str]]) -> frozenset[str]:
 @functools.lru_cache(maxsize=16384)
 def _text_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text))
+
+
+#: conjunctions of tile-offset alternatives above which a class is not counted on the tile
+#: split: a band crossed by an anti-diagonal condition (``i + j <= K - 3``) has 108 and took
+#: over 20 minutes; every class of the built-ins and of the seeded bands has at most 3
+HARD_CLASS = 32
+
+
+def _conjunctions(key: _Key) -> int:
+    """The conjunctions a class's unions multiply out to (what Barvinok faces)."""
+    return math.prod(len(u) for u in key)
 
 
 @functools.lru_cache(maxsize=4096)
