@@ -3,9 +3,12 @@ values in flight per FIFO (most over time, per PE and transport) and the FIFOs p
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from polyjoule.analysis.occupancy import fifo_use, window
+from polyjoule.analysis import occupancy
+from polyjoule.analysis.occupancy import _coupled_tiles, fifo_use, run_window, tile_window, window
 from polyjoule.analysis.simulator import simulate
 from polyjoule.errors import PolyjouleError
 from polyjoule.library.kernels import get
@@ -52,3 +55,84 @@ def test_counted_use_equals_the_simulated_occupancy() -> None:
             seen[cs.method] += 1
     assert seen["scan"] >= 6 and seen["ilp"] + seen["skew"] >= 1
 
+
+
+def _walked(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
+            lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
+    """The reference: every point of every tile tested, its starts windowed (the point walk
+    ``_coupled_tiles`` was before it counted rows)."""
+    has = np.zeros([len(r) for r in ranges], dtype=np.int64)
+    deep = 0
+    for k in itertools.product(*(range(len(r)) for r in ranges)):
+        box = [ranges[l][kl] for l, kl in enumerate(k)]
+        if any(a > b for a, b in box):
+            continue
+        j = np.stack([x.ravel() for x in np.meshgrid(
+            *(np.arange(a, b + 1, dtype=np.int64) for a, b in box), indexing="ij")])
+        glob = j + (np.asarray(k, dtype=np.int64) * np.asarray(p, dtype=np.int64))[:, None]
+        ok = np.ones(j.shape[1], dtype=bool)
+        for vec, const, eq in coupled:
+            e = vec @ glob + const
+            ok &= (e == 0) if eq else (e >= 0)
+        if ok.any():
+            has[k] = 1
+            deep = max(deep, window(lam @ j[:, ok], wait))
+    return has, deep
+
+
+def _constraint(rng: np.random.Generator, n: int, p: list[int]) -> tuple[np.ndarray, int, bool]:
+    """A band edge, a triangle, a skewed half-space or an equality coupling two or more dims."""
+    dims = rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False)
+    vec = np.zeros(n, dtype=np.int64)
+    kind = rng.integers(4)
+    if kind < 2:  # band edge / triangle: j - i + c >= 0 or i - j + c >= 0
+        vec[dims[0]], vec[dims[1]] = (1, -1) if kind == 0 else (-1, 1)
+    for l in dims[2:] if kind < 2 else dims:
+        vec[l] = int(rng.choice([-3, -2, -1, 1, 2, 3]))
+    reach = int(np.abs(vec) @ np.asarray(p)) + 2
+    return vec, int(rng.integers(-reach, reach + 1)), bool(rng.random() < 0.15)
+
+
+def test_coupled_tiles_counted_by_rows_equal_the_point_walk(monkeypatch) -> None:
+    """Random boxes per tile (some empty), schedules (0, 1, negative and larger lambdas,
+    some sharing a factor), bands, triangles and equalities, tile offsets and waits: tiles'
+    consumers counted by rows (or whole, or walked) hold what the walk of every point
+    holds, tile by tile."""
+    paths = dict.fromkeys(["run_window", "box_window", "walk_tile"], 0)
+    for name in paths:
+        def counted(*a, _f=getattr(occupancy, name), _n=name):
+            paths[_n] += 1
+            return _f(*a)
+        monkeypatch.setattr(occupancy, name, counted)
+    rng = np.random.default_rng(7)
+    some = 0
+    for case in range(600):
+        n = int(rng.integers(2, 4))
+        p = [int(rng.integers(1, 9)) for _ in range(n)]
+        t = [int(rng.integers(1, 4)) for _ in range(n)]
+        ranges = []
+        for q, tl in zip(p, t, strict=True):
+            a = rng.integers(-1, q + 1, size=tl)
+            ranges.append(np.stack([a, a + rng.integers(-1, q + 1, size=tl)], axis=1))
+        lam = rng.choice([-3, -2, -1, 0, 1, 1, 2, 3, 5, 9], size=n).astype(np.int64)
+        if case % 5 == 0:  # a common factor (the run dim's lambda is the gcd, not 1)
+            lam *= int(rng.integers(2, 4))
+        coupled = [_constraint(rng, n, p) for _ in range(int(rng.integers(1, 4)))]
+        wait = int(rng.integers(-1, int(np.abs(lam) @ np.asarray(p)) + 3))
+        tile_window.cache_clear()
+        got = _coupled_tiles(ranges, coupled, lam, p, wait)
+        want = _walked(ranges, coupled, lam, p, wait)
+        assert np.array_equal(got[0], want[0]) and got[1] == want[1], (
+            case, ranges, lam, coupled, p, wait, got, want)
+        some += int(want[1] > 0)
+    assert some >= 150 and min(paths.values()) >= 20, (some, paths)
+
+
+def test_runs_overlapping_in_a_window() -> None:
+    """Runs of cycles as a multiset, against their starts listed (a hand count too)."""
+    first, last = np.array([0, 2, 2, 10]), np.array([4, 3, 2, 12])
+    assert run_window(first, last, 1) == 3  # cycle 2: three runs
+    assert run_window(first, last, 3) == 6  # cycles 1..3 or 2..4: 2 three times, 3 twice
+    starts = np.concatenate([np.arange(a, b + 1) for a, b in zip(first, last, strict=True)])
+    for w in range(1, 15):
+        assert run_window(first, last, w) == window(starts, w), w

@@ -18,12 +18,13 @@ tile sizes are concrete, and the use is counted here as the simulator measures i
 A statement's condition space bounds each dim on its own in every stencil, so a tile's
 consumers form a box, and the deepest FIFO is the one of the largest box along every dim (a
 window holds no more starts of a box that fits in a shift of it; every tile's box does). A
-condition coupling two dims counts every tile's points.
+condition coupling two dims counts each tile by its rows (:func:`tile_window`).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -178,30 +179,137 @@ def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
 
 
 def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
-              lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
-    """:func:`_boxes` for a condition coupling dims: every tile's points tested."""
+                   lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
+    """:func:`_boxes` for a condition coupling dims: each tile counted by its rows
+    (:func:`tile_window`), tiles alike in box and constants once."""
     has = np.zeros([len(r) for r in ranges], dtype=np.int64)
     deep = 0
-    for k in itertools.product(*(range(len(r)) for r in ranges)):
-        box = [ranges[l][kl] for l, kl in enumerate(k)]
-        if any(a > b for a, b in box):
-            continue
-        points = int(np.prod([b - a + 1 for a, b in box], dtype=object))
-        if points > TILE_POINTS:
-            raise ResourceLimitError(
-                f"FIFO occupancy: a tile of {points:,} points (over {TILE_POINTS:,}) on dims whose "
-                "bounds are coupled is checked point by point; use smaller sizes or more PEs")
-        j = np.stack([x.ravel() for x in np.meshgrid(
-            *(np.arange(a, b + 1, dtype=np.int64) for a, b in box), indexing="ij")])
-        glob = j + (np.asarray(k, dtype=np.int64) * np.asarray(p, dtype=np.int64))[:, None]
-        ok = np.ones(j.shape[1], dtype=bool)
-        for vec, const, eq in coupled:
-            e = vec @ glob + const
-            ok &= (e == 0) if eq else (e >= 0)
-        if ok.any():
-            has[k] = 1
-            deep = max(deep, window(lam @ j[:, ok], wait))
+    lam_ = tuple(int(x) for x in lam)
+    vecs = tuple(tuple(int(x) for x in vec) for vec, _, _ in coupled)
+    spans = [[(kl, a, b) for kl, (a, b) in enumerate(r.tolist()) if a <= b] for r in ranges]
+    for tile in itertools.product(*spans):  # the tiles holding a box of points
+        k = tuple(kl for kl, _, _ in tile)
+        box = tuple((a, b) for _, a, b in tile)
+        cons = tuple((v, sum(x * kl * q for x, kl, q in zip(v, k, p, strict=True)) + int(c),
+                      bool(eq)) for v, (_, c, eq) in zip(vecs, coupled, strict=True))
+        some, d = tile_window(box, cons, lam_, wait)
+        has[k] = some
+        deep = max(deep, d)
     return has, deep
+
+
+Constraint = tuple[tuple[int, ...], int, bool]  # (coeffs, constant, equality) in a tile's j
+
+
+@lru_cache(maxsize=4096)
+def tile_window(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
+                lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
+    """(whether any point ``j`` of ``box`` meets ``cons``, the most of their starts
+    ``lam . j`` one window of ``wait`` cycles holds). A box every constraint holds on
+    throughout is :func:`box_window`'s; else, along a dim whose ``lambda`` is the others'
+    gcd, each row's points form one interval and their starts one run of cycles
+    (:func:`run_window`); else every point is tested (:func:`walk_tile`)."""
+    whole = True
+    for vec, c, eq in cons:
+        lo = c + sum(min(v * a, v * b) for v, (a, b) in zip(vec, box, strict=True))
+        hi = c + sum(max(v * a, v * b) for v, (a, b) in zip(vec, box, strict=True))
+        if hi < 0 or (eq and lo > 0):
+            return False, 0
+        whole = whole and (lo == hi == 0 if eq else lo >= 0)
+    sizes = tuple(b - a + 1 for a, b in box)
+    if whole:
+        return True, box_window(sizes, lam, wait)
+    moving = [abs(x) for x, n in zip(lam, sizes, strict=True) if n > 1 and x]
+    g = math.gcd(*moving)
+    unit = [l for l, (x, n) in enumerate(zip(lam, sizes, strict=True)) if n > 1 and abs(x) == g]
+    if not unit and moving:
+        return walk_tile(box, cons, lam, wait)
+    run = max(unit, key=lambda l: sizes[l]) if unit else int(np.argmax(sizes))
+    got = _runs(box, cons, lam, run, g)
+    if got is None:
+        return False, 0
+    first, last = got
+    if wait <= 0:
+        return True, 0
+    if not moving:  # every point starts in one cycle
+        return True, int((last - first + 1).sum())
+    return True, run_window(first, last, (wait - 1) // g + 1)
+
+
+def _runs(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
+          lam: tuple[int, ...], run: int, g: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per row along ``run`` (every index of the other dims) holding a point of ``box``
+    that meets ``cons``: the first and last of its starts, relative to the box's corner and
+    divided by ``g`` (consecutive, ``lam[run] = +-g``); None where no row holds one."""
+    rest = [l for l in range(len(box)) if l != run]
+    rows = math.prod(box[l][1] - box[l][0] + 1 for l in rest)
+    if rows > TILE_POINTS:
+        raise ResourceLimitError(
+            f"FIFO occupancy: a tile of {rows:,} rows (over {TILE_POINTS:,}) on dims whose "
+            "bounds are coupled is counted row by row; use smaller sizes or more PEs")
+    axes = [np.arange(box[l][0], box[l][1] + 1, dtype=np.int64) for l in rest]
+    j = axes if len(rest) < 2 else [x.ravel() for x in np.meshgrid(*axes, indexing="ij")]
+    lo = np.full(rows, box[run][0], dtype=np.int64)
+    hi = np.full(rows, box[run][1], dtype=np.int64)
+    for vec, c, eq in cons:  # vec[run] * j_run + e >= 0 (== 0)
+        e = c + sum((vec[l] * x for l, x in zip(rest, j, strict=True)), np.zeros(rows, np.int64))
+        v = vec[run]
+        if v == 0:
+            hi = np.where((e == 0) if eq else (e >= 0), hi, lo - 1)
+        elif eq:
+            at = np.where(e % v == 0, -e // v, lo - 1)
+            lo, hi = np.maximum(lo, at), np.where(e % v == 0, np.minimum(hi, at), lo - 1)
+        elif v > 0:
+            lo = np.maximum(lo, -(e // v))
+        else:
+            hi = np.minimum(hi, e // -v)
+    keep = lo <= hi
+    if not keep.any():
+        return None
+    base = sum(((x[keep] - box[l][0]) * (lam[l] // g if g else 0) for l, x in zip(rest, j, strict=True)),
+               np.zeros(int(keep.sum()), np.int64))
+    u, w = lo[keep] - box[run][0], hi[keep] - box[run][0]
+    step = lam[run] // g if g else 0
+    if not step:  # one cycle a row: its points told by the run's length
+        return base, base + (w - u)
+    return np.minimum(base + step * u, base + step * w), np.maximum(base + step * u, base + step * w)
+
+
+def run_window(first: np.ndarray, last: np.ndarray, wait: int) -> int:
+    """The most cycles of the runs ``[first, last]`` (a multiset: runs may overlap) one
+    window of ``wait`` cycles holds. The count is piecewise linear in the window's first
+    cycle ``x``, and greatest where a run begins (``x = first``) or one ends at the window's
+    last cycle (``x = last - wait + 1``): it is evaluated there, by sorted cumulative sums."""
+    a, b = np.sort(first), np.sort(last + 1)
+    ca = np.concatenate([[0], np.cumsum(a)])
+    cb = np.concatenate([[0], np.cumsum(b)])
+
+    def before(t: np.ndarray) -> np.ndarray:  # cycles of the runs before t
+        na, nb = np.searchsorted(a, t), np.searchsorted(b, t)
+        return na * t - ca[na] - (nb * t - cb[nb])
+
+    x = np.concatenate([first, last - wait + 1])
+    return int((before(x + wait) - before(x)).max())
+
+
+def walk_tile(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
+              lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
+    """:func:`tile_window` by testing every point of the box (memory bound: at most
+    :data:`TILE_POINTS`)."""
+    points = int(np.prod([b - a + 1 for a, b in box], dtype=object))
+    if points > TILE_POINTS:
+        raise ResourceLimitError(
+            f"FIFO occupancy: a tile of {points:,} points (over {TILE_POINTS:,}) on dims whose "
+            "bounds are coupled is checked point by point; use smaller sizes or more PEs")
+    j = np.stack([x.ravel() for x in np.meshgrid(
+        *(np.arange(a, b + 1, dtype=np.int64) for a, b in box), indexing="ij")])
+    ok = np.ones(j.shape[1], dtype=bool)
+    for vec, c, eq in cons:
+        e = np.asarray(vec, dtype=np.int64) @ j + c
+        ok &= (e == 0) if eq else (e >= 0)
+    if not ok.any():
+        return False, 0
+    return True, window(np.asarray(lam, dtype=np.int64) @ j[:, ok], wait)
 
 
 #: points of one tile the occupancy of coupled dims walks at most (about 0.5 GB of indices)
