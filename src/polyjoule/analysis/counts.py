@@ -472,9 +472,10 @@ class _Counter:
         if local is not None:
             return _embed(local, params, self.params)
         key = tuple(sorted({tuple(tuple(canon(x) for x in c) for c in u) for u in unions}))
-        if (many := _conjunctions(key)) > HARD_CLASS:
-            raise NotSymbolic(f"a class of {many} tile-offset alternatives in the tile split "
-                              "(its count takes minutes): tile sizes fixed per design point")
+        if len(params) > HARD_PARAMS and (many := _conjunctions(key)) > HARD_CLASS:
+            raise NotSymbolic(f"a class of {many} tile-offset alternatives over {len(params)} "
+                              "parameters in the tile split (its count takes minutes): tile "
+                              "sizes fixed per design point")
         local = _class_count(key, len(names), len(params), ctx)
         return _embed(local, params, self.params)
 
@@ -667,10 +668,13 @@ def _text_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text))
 
 
-#: conjunctions of tile-offset alternatives above which a class is not counted on the tile
-#: split: a band crossed by an anti-diagonal condition (``i + j <= K - 3``) has 108 and took
-#: over 20 minutes; every class of the built-ins and of the seeded bands has at most 3
+#: conjunctions of tile-offset alternatives and parameters above which a class is not
+#: counted on the tile split. Measured (vars, parameters, conjunctions): a band crossed by an
+#: anti-diagonal condition ``i + j <= K - 3`` (4, 7, 108) and a fuzzed 3-D band (6, 7, 1296)
+#: ran for over 20 minutes; the pivot kernels' (6, 3, 64) take 0.02 s and a fuzzed (4, 3, 4032)
+#: 0.6 s; the seeded bands' classes have at most 3 conjunctions
 HARD_CLASS = 32
+HARD_PARAMS = 5
 
 
 def _conjunctions(key: _Key) -> int:
