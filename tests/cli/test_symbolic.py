@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from polyjoule.cli import app
@@ -76,15 +77,18 @@ def test_a_fixed_tile_formula_too_long_to_read_is_summarised_and_latex_keeps_it(
         v["value"] for v in _json(args + ["--latex"])["volumes"]]
 
 
-def test_a_tile_size_for_a_dim_off_the_array_is_refused_unless_it_is_the_extent():
+@pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
+def test_a_tile_size_for_a_dim_off_the_array_is_refused_unless_it_is_the_extent(command):
     """One tile spans a dim that is not on the array: another size given for it used to be
-    dropped without a word."""
-    base = ["analyze", "gemm", "--array", "1x8", "--set", "NI=20,NJ=25,NK=30"]
+    dropped without a word (validate and simulate then ran the extent's tile)."""
+    base = [command, "gemm", "--array", "1x8", "--set", "NI=20,NJ=25,NK=30"]
     r = runner.invoke(app, [*base, "--tile", "3,20,30"])
     assert r.exit_code == 2 and r.stdout == ""
     assert "--tile: 20 for j, which is not on the array: one tile spans its 25 iterations" in r.output
-    ok = _json([*base, "--tile", "3,25,30"])
-    assert ok["tile_sizes"] == {"gemm": [3, 25, 30]}
+    ok = runner.invoke(app, [*base, "--tile", "3,25,30", "--json"])
+    assert ok.exit_code == 0, ok.output
+    if command == "analyze":
+        assert json.loads(ok.stdout)["tile_sizes"] == {"gemm": [3, 25, 30]}
 
 
 def test_set_is_repeatable_and_a_name_given_twice_is_refused(tmp_path):
@@ -128,3 +132,18 @@ def test_a_coupled_tile_is_counted_by_rows_and_too_many_rows_refused_by_name(tmp
     r = runner.invoke(app, ["analyze", str(src), "--array", "16x16", "--set", "N=1000000000,W=1000"])
     assert r.exit_code != 0 and f"over {TILE_POINTS:,}" in r.output, r.output
     assert r.output.count("\n") == 1 and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
+def test_too_many_tiles_names_its_numbers(tmp_path, command):
+    """At one point the refusal says the extent, the tiles it takes and the least tile
+    size that fits (the sweep's reason stays one text for every point)."""
+    src = tmp_path / "band.c"
+    src.write_text(BAND.replace("2 * N", "N"))
+    n, w, p, t = 64, 8, 16, 4
+    r = runner.invoke(app, [command, str(src), "--array", f"{t}x{t}", "--set", f"N={n},W={w}",
+                            "--tile", f"{p},{p}"])
+    e = n + w - 1  # the band's j runs over N + W - 1
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert (f"dim j: the tile size needs more than {t} tiles (extent {e} in tiles of {p} is "
+            f"{-(-e // p)} tiles; tiles of {-(-e // t)} or more fit) (too-many-tiles)") in r.output

@@ -62,3 +62,18 @@ def test_mappings():
         space.parse_orders(k, "ijx")
     ms = space.mappings([(4, 4), (8, 8)], [None], [None, ("i", "j", "k")])
     assert len(ms) == 4 and ms[1].order_text == "i/j/k"
+
+
+@pytest.mark.parametrize("joined,apart", [
+    (["N0=64,N1=8"], ["N0=64", "N1=8"]),
+    (["N0=4,8, N1=2:8:2"], ["N0=4,8", "N1=2:8:2"]),
+    (["N0=16,32"], ["N0=16,32"]),
+])
+def test_one_spec_may_name_several_parameters(joined, apart):
+    """``--set N0=64,N1=8`` as analyze takes it: a comma before ``NAME=`` starts the next
+    parameter; a comma before a number is the next value of the same one."""
+    k = get("gesummv")
+    a, ta = space.parse_size_specs(k, joined + (["N1=5"] if "N1" not in joined[0] else []))
+    b, tb = space.parse_size_specs(k, apart + (["N1=5"] if "N1" not in joined[0] else []))
+    assert ta == tb and a.keys() == b.keys()
+    assert all(a[p].tolist() == b[p].tolist() for p in a)

@@ -11,7 +11,7 @@ every component over the schedule's latency at the declared clock
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -231,6 +231,9 @@ class Analysis:
     phases: list[PhaseAnalysis]
     derive_seconds: float  # obtaining the formulas: derived, or read from the cache
     declaration: ProcessorArray | None = None  # clock, leakage, widths; ``table`` its energies
+    #: scanning order, dims innermost first (phases with as many dims); None: the best
+    #: feasible order per phase and point
+    order: tuple[str, ...] | None = None
     _compiled: Any = field(default=None, repr=False)
     _schedules: list[Any] | None = field(default=None, repr=False)
 
@@ -258,7 +261,7 @@ class Analysis:
         if why is not None:
             if why.cause == "empty-dimension":
                 raise ParameterRangeError(f"parameters: {why.detail}")
-            raise refusal(why)
+            raise refusal(why, [(pra, ph.tiling)], values)
         sizes = ph.tiling.sizes_many(pra, values)
         if all(np.ndim(p) == 0 for p in sizes):
             return tuple(int(p) for p in sizes)
@@ -269,7 +272,7 @@ class Analysis:
         if self._schedules is None:
             from polyjoule.analysis.schedule import kernel_schedules
 
-            self._schedules = kernel_schedules(self.kernel, self.array, self.tile)
+            self._schedules = kernel_schedules(self.kernel, self.array, self.tile, order=self.order)
         return self._schedules
 
     def verdict(self, values: Mapping[str, Any]) -> Verdict:
@@ -285,7 +288,7 @@ class Analysis:
             self._check_domain(ph, values)
         why = self.verdict({k: int(values[k]) for k in self.kernel.params}).reason()
         if why is not None:
-            raise refusal(why)
+            raise refusal(why, [(ph.pra, ph.tiling) for ph in self.phases], values)
         for ph in self.phases:
             vals = {p: int(values[p]) for p in ph.pra.params}
             sizes = self.tile_sizes(ph, vals)
@@ -455,6 +458,7 @@ def analyze(
     *,
     einsum: str | None = None,
     extents: Mapping[str, int] | None = None,
+    order: Sequence[str] | None = None,
 ) -> Analysis:
     """Derive the volumes of ``kernel`` mapped on ``array`` (symbolic in sizes and tiles).
 
@@ -463,7 +467,8 @@ def analyze(
     (:func:`polyjoule.frontends.resolve.kernel_from`).
     ``array``: a declaration (``ProcessorArray``: grid, clock, leakage, word widths and
     energies) or a grid shape (the shipped declaration with that grid); ``energy_table``
-    replaces the declaration's energies.
+    replaces the declaration's energies. ``order``: the tile scanning order, dims innermost
+    first (default: the best feasible one per phase and point).
 
     When the symbolic-tile rewrite does not apply (a case crossing coupled dims of different tile
     sizes), tile sizes are fixed per design point and derived on demand; ``values`` then
@@ -509,4 +514,4 @@ def analyze(
     for key, formulas in derived if store is not None else ():
         store.put(key, formulas)
     t = (array[0], array[1]) if len(array) == 2 else (1, array[0])
-    return Analysis(k, t, tile, table, phases, seconds, decl)
+    return Analysis(k, t, tile, table, phases, seconds, decl, tuple(order) if order else None)

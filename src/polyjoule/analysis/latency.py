@@ -18,7 +18,8 @@ def schedule_report(a: Any, values: dict[str, int], pi: int = 1, w: int = 1) -> 
 
     phases = []
     total = 0
-    for ph, s in zip(a.phases, kernel_schedules(a.kernel, a.array, a.tile, pi=pi, w=w), strict=True):
+    schedules = kernel_schedules(a.kernel, a.array, a.tile, pi=pi, w=w, order=a.order)
+    for ph, s in zip(a.phases, schedules, strict=True):
         vals = {p: values[p] for p in ph.pra.params}
         c = s.at(vals)
         total += c.latency

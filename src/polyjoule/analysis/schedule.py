@@ -28,7 +28,7 @@ from polyjoule.analysis.symbols import p_sym, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
 from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
-from polyjoule.mapping.tiling import Tiling
+from polyjoule.mapping.tiling import Tiling, phase_tile
 from polyjoule.model.pra import PRA, Kernel
 
 __all__ = ["ConcreteSchedule", "Schedule", "ScanSchedule", "Timing", "derive_schedule",
@@ -148,7 +148,7 @@ class Schedule:
         self.pra.check_params(values)
         why = phase_reason(self.pra, self.tiling, values)
         if why is not None:
-            raise refusal(why)
+            raise refusal(why, [(self.pra, self.tiling)], values)
         return tuple(int(x) for x in self.tiling.sizes_many(self.pra, values))
 
     @property
@@ -239,7 +239,7 @@ class Schedule:
         p = self.sizes(values)
         why = phase_reason(self.pra, self.tiling, values, self)
         if why is not None:
-            raise refusal(why)
+            raise refusal(why, [(self.pra, self.tiling)], values)
         extents = [d.extent.evaluate(values) for d in self.pra.dims]
         t = tuple(-(-e // p[l]) for l, e in enumerate(extents))
         feasible = [(c.latency_at(values, p), n) for n, c in enumerate(self.pool)
@@ -322,7 +322,7 @@ class Unschedulable:
         self.pra.check_params(values)
         why = phase_reason(self.pra, self.tiling, values, self)
         assert why is not None, "an unschedulable phase refuses every point"
-        raise refusal(why)
+        raise refusal(why, [(self.pra, self.tiling)], values)
 
     def latency(self, values: Mapping[str, int]) -> int:
         return self.at(values).latency
@@ -401,7 +401,7 @@ def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ..
         return list(hit)
     out = []
     for pra in kernel.phases:
-        tl = Tiling.of(pra, array, tile if tile is not None and len(tile) == pra.n else None)
+        tl = Tiling.of(pra, array, phase_tile(pra, tile))
         o = order if order is not None and len(order) == pra.n else None
         try:
             out.append(derive_schedule(pra, tl, pi, w, o, op_latency))

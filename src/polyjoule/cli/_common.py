@@ -5,14 +5,18 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from polyjoule.errors import DuplicateKeyError, PolyjouleError, SpecError
+
+if TYPE_CHECKING:
+    from polyjoule.mapping.tiling import Tiling
+    from polyjoule.model.pra import PRA, Kernel
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,6 +104,38 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
 KERNEL_HELP = "Built-in kernel name, PRA YAML file (.yaml) or C loop nest (.c); or give --einsum."
 EINSUM_HELP = "Einsum instead of KERNEL, e.g. 'C[m,n] += A[m,k]*B[k,n]'."
 EXTENTS_HELP = "Rank extents of --einsum, e.g. m=64,n=64,k=64 (they become its default dataset)."
+def parse_order(text: str | None) -> tuple[str, ...] | None:
+    """``--order j,i``: dims innermost first (checked against the phase's dims when used)."""
+    if text is None:
+        return None
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+ORDER_HELP = ("Tile scanning order, dims innermost first, e.g. j,i (default: the best feasible "
+              "order per phase and point).")
+def check_unplaced_tiles(tilings: Iterable[tuple[PRA, Tiling]], values: Mapping[str, int]) -> None:
+    """A ``--tile`` size for a dim that is not on the array would be dropped (one tile spans
+    such a dim, :meth:`Tiling.dropped`): refused unless it is that extent (what ``map``
+    prints for it). Every command that takes ``--tile`` asks this before it runs."""
+    from polyjoule.errors import SpecError
+
+    for pra, tiling in tilings:
+        dropped = tiling.dropped(pra, {p: int(values[p]) for p in pra.params})
+        if dropped:
+            l, given, e = dropped[0]
+            name = pra.dims[l].name
+            raise SpecError(f"--tile: {given} for {name}, which is not on the array: one tile "
+                            f"spans its {e} iterations (give {e}, or place {name} with --axes)")
+
+
+def kernel_tilings(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ...] | None
+                   ) -> list[tuple[PRA, Tiling]]:
+    """Each phase with the tiling the schedules and the simulator use (:func:`phase_tile`)."""
+    from polyjoule.mapping.tiling import Tiling, phase_tile
+
+    return [(pra, Tiling.of(pra, array, phase_tile(pra, tile))) for pra in kernel.phases]
+
+
 SET_HELP = "Parameter values N0=..,N1=.. (repeatable; N=.. sets every one not given)."
 
 

@@ -702,12 +702,13 @@ def _kernel_doc(tgt: Any, res: Any, census: bool) -> dict[str, Any]:
 
 
 def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -> None:
+    from polyjoule.reports.tables import counted
     from polyjoule.search import target as targets
 
     con = _console(wide)
-    _say(con, f"{res.kernel} on {targets.describe(tgt)}: {res.considered} mappings, "
-              f"{res.accepted} fit" + (f" (relieved: {', '.join(sorted(res.relieved))})"
-                                       if res.relieved else "")
+    _say(con, f"{res.kernel} on {targets.describe(tgt)}: {counted(res.considered, 'mapping')}, "
+              f"{res.accepted:,} fit" + (f" (relieved: {', '.join(sorted(res.relieved))})"
+                                         if res.relieved else "")
               + (f" over {n} problem sizes" if (n := len(getattr(res, "sizes", ()))) > 1
                  else "")
               + f"; derived in {res.derive_seconds:.2f} s, evaluated in "

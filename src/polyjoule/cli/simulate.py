@@ -15,11 +15,15 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    ORDER_HELP,
     SET_HELP,
+    check_unplaced_tiles,
     handles_errors,
+    kernel_tilings,
     load_kernel,
     parse_assignments,
     parse_ints,
+    parse_order,
     positive_finite,
     run_title,
 )
@@ -73,12 +77,6 @@ def _word(v: bool | None) -> str:
     return "n/a" if v is None else "ok" if v else "FAILED"
 
 
-def _order(text: str | None) -> tuple[str, ...] | None:
-    if text is None:
-        return None
-    return tuple(x.strip() for x in text.split(",") if x.strip())
-
-
 def _op_latency(text: str | None) -> dict[str, int] | None:
     """``mul=3,div=8``: known operation names, latencies in 0..2**31."""
     from polyjoule.errors import SpecError, UnknownNameError
@@ -127,7 +125,7 @@ def simulate(
     pi: int = typer.Option(1, "--pi", max=2**31, help="Pipeline interval (cycles between iterations)."),
     w: int = typer.Option(1, "--w", max=2**31, help="Latency of a compute statement in cycles."),
     op_latency: str | None = typer.Option(None, "--op-latency", help="Per-op latencies mul=3,div=8."),
-    order: str | None = typer.Option(None, "--order", help="Tile scanning order, dims innermost first."),
+    order: str | None = typer.Option(None, "--order", help=ORDER_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
     memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
     chunk: int | None = typer.Option(None, "--chunk", min=1, help="Points per streamed band (default: as many as --memory-limit allows)."),
@@ -138,7 +136,8 @@ def simulate(
     """Run the cycle-level reference simulator: counts, makespan and checks vs the kernel's reference."""
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
-    r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w, order=_order(order),
+    check_unplaced_tiles(kernel_tilings(k, arr, tl), values)
+    r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w, order=parse_order(order),
                    op_latency=_op_latency(op_latency), seed=seed,
                    memory_limit=int(memory_gib * 2**30), chunk=chunk)
     if as_json:
@@ -162,6 +161,7 @@ def validate(
     set_: list[str] = typer.Option([], "--set", help="Parameter values (as --sizes; repeatable)."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset preset (default MINI)."),
     energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
+    order: str | None = typer.Option(None, "--order", help=ORDER_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed of the random inputs."),
     memory_gib: float = typer.Option(2.0, "--memory-limit", callback=positive_finite, help="Simulator memory bound in GiB."),
     chunk: int | None = typer.Option(None, "--chunk", min=1, help="Points per streamed band (default: as many as --memory-limit allows)."),
@@ -177,11 +177,13 @@ def validate(
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, sizes, dataset)
     table = resolve_table(array, energy_table)
-    r = _simulated(k, arr, tl, values, progress, as_json, seed=seed,
+    check_unplaced_tiles(kernel_tilings(k, arr, tl), values)
+    scan = parse_order(order)
+    r = _simulated(k, arr, tl, values, progress, as_json, seed=seed, order=scan,
                    memory_limit=int(memory_gib * 2**30), chunk=chunk)
-    a = analyze(k, array=arr, tile=tl, energy_table=table, values=values)
+    a = analyze(k, array=arr, tile=tl, energy_table=table, values=values, order=scan)
     sym = a.evaluate(values)
-    latency = kernel_latency(kernel_schedules(k, arr, tl), values)
+    latency = kernel_latency(kernel_schedules(k, arr, tl, order=scan), values)
     priced = table.at_width(a.machine.bits(k.phases[0].dtype))  # the kernel's word width
     rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
     rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]

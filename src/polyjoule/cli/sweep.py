@@ -69,12 +69,13 @@ def _print_summary(out: Console, console: Console, result: Any, store: Any,
     """The lines under the table: sizes and timing, skipped points, the cache, files written."""
     from rich.markup import escape
 
-    from polyjoule.reports.tables import echo
+    from polyjoule.reports.tables import counted, echo
 
     m = result.meta
     s = m["seconds"]
-    echo(f"{m['points']:,} design points ({m['problem_sizes']:,} sizes x {m['mappings']} "
-         f"mappings x {len(m['tables'])} tables) in {seconds:.2f} s: derive "
+    echo(f"{counted(m['points'], 'design point')} ({counted(m['problem_sizes'], 'size')} x "
+         f"{counted(m['mappings'], 'mapping')} x {counted(len(m['tables']), 'table')}) in "
+         f"{seconds:.2f} s: derive "
          f"{s['derive']:.2f} s, schedule {s['schedule']:.2f} s, evaluate {s['evaluate']:.3f} s",
          con=out)
     if m["skipped_infeasible"]:

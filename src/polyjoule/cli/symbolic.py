@@ -13,11 +13,14 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    ORDER_HELP,
     SET_HELP,
+    check_unplaced_tiles,
     handles_errors,
     load_kernel,
     parse_assignments,
     parse_ints,
+    parse_order,
     run_title,
 )
 from polyjoule.errors import SpecError
@@ -86,6 +89,7 @@ def register(app: typer.Typer) -> None:
                                   "or an array declaration file (docs/arch.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
+        order: str | None = typer.Option(None, "--order", help=ORDER_HELP),
         set_: list[str] = typer.Option([], "--set", help=SET_HELP),
         dataset: str | None = typer.Option(None, "--dataset", help="PolyBench dataset preset (MINI..EXTRALARGE)."),
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
@@ -114,8 +118,8 @@ def register(app: typer.Typer) -> None:
         from polyjoule.dse.cache import FormulaCache
 
         a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values,
-                store=None if no_cache else FormulaCache())
-        check_unplaced_tiles(a, values)
+                store=None if no_cache else FormulaCache(), order=parse_order(order))
+        check_unplaced_tiles([(ph.pra, ph.tiling) for ph in a.phases], values)
         t0 = time.perf_counter()
         r = a.evaluate(values)
         evaluated = time.perf_counter() - t0
@@ -139,21 +143,6 @@ def register(app: typer.Typer) -> None:
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
-
-
-def check_unplaced_tiles(a: Any, values: dict[str, int]) -> None:
-    """A ``--tile`` size for a dim that is not on the array would be dropped (one tile spans
-    such a dim, :meth:`Tiling.dropped`): refused unless it is that extent (what ``map``
-    prints for it)."""
-    from polyjoule.errors import SpecError
-
-    for ph in a.phases:
-        dropped = ph.tiling.dropped(ph.pra, values)
-        if dropped:
-            l, given, e = dropped[0]
-            name = ph.pra.dims[l].name
-            raise SpecError(f"--tile: {given} for {name}, which is not on the array: one tile "
-                            f"spans its {e} iterations (give {e}, or place {name} with --axes)")
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:

@@ -16,6 +16,7 @@ million points cost a few megabytes and evaluate in one vectorised call.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,10 +71,16 @@ def parse_values(text: str, what: str) -> np.ndarray:
     return out
 
 
+#: a comma that starts another ``NAME=`` in one size spec
+_NEXT_NAME = re.compile(r",\s*(?=[A-Za-z_][A-Za-z0-9_]*\s*=)")
+
+
 def parse_size_specs(kernel: Kernel, specs: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """``["NI=8:64:8", "N=4,8"]`` -> per-parameter value lists and the parameters ``N`` ties."""
+    """``["NI=8:64:8", "N=4,8"]`` -> per-parameter value lists and the parameters ``N`` ties.
+    One spec may name several parameters, as ``analyze --set`` takes them: ``N=64,W=8``
+    (a comma before ``NAME=`` starts the next)."""
     named: dict[str, np.ndarray] = {}
-    for spec in specs:
+    for spec in (part for given in specs for part in _NEXT_NAME.split(given)):
         if "=" not in spec:
             raise SpecError(f"--size: {spec!r} is not NAME=RANGE (e.g. N=8:1024:8)")
         name, rng = (s.strip() for s in spec.split("=", 1))

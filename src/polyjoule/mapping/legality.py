@@ -197,9 +197,31 @@ def phase_causes(pra: PRA, tiling: Tiling, values: Mapping[str, Any],
     return out
 
 
-def refusal(why: Illegal) -> PolyjouleError:
-    """The named error for a refused point, carrying its reason as data (``.reason``)."""
+def refusal(why: Illegal, phases: Sequence[tuple[PRA, Tiling]] = (),
+            values: Mapping[str, Any] | None = None) -> PolyjouleError:
+    """The named error for a refused point, carrying its reason as data (``.reason``). At
+    one point (``phases`` and scalar ``values`` given) the message also says the numbers
+    behind a tile count (the reason stays one text for every point of a sweep)."""
     cls = InfeasibleSchedule if why.cause == "no-schedule" else InfeasibleMapping
-    err = cls(str(why))
+    numbers = _tile_numbers(why, phases, values) if values is not None else ""
+    err = cls(f"{why.detail}{numbers} ({why.cause})")
     err.reason = why  # type: ignore[attr-defined]
     return err
+
+
+def _tile_numbers(why: Illegal, phases: Sequence[tuple[PRA, Tiling]],
+                  values: Mapping[str, Any]) -> str:
+    """`` (extent 74 in tiles of 16 is 5 tiles; tiles of 19 or more fit)`` for a
+    too-many-tiles refusal at one point; empty otherwise."""
+    if why.cause != "too-many-tiles" or any(np.ndim(v) for v in values.values()):
+        return ""
+    for pra, tiling in phases:
+        vals = {k: int(values[k]) for k in pra.params}
+        sizes = tiling.sizes_many(pra, vals)
+        for l, d in enumerate(pra.dims):
+            e, p = int(d.extent.evaluate(vals)), max(int(sizes[l]), 1)
+            if (tiling.tiled(l) and why.detail.startswith(f"dim {d.name}:")
+                    and e >= 1 and -(-e // p) > tiling.t[l]):
+                return (f" (extent {e} in tiles of {p} is {-(-e // p)} tiles; tiles of "
+                        f"{-(-e // tiling.t[l])} or more fit)")
+    return ""

@@ -83,7 +83,7 @@ class Tiling:
 
         why = phase_reason(pra, self, values)
         if why is not None:
-            raise refusal(why)
+            raise refusal(why, [(pra, self)], values)
         return tuple(int(p) for p in self.sizes_many(pra, values))
 
     def sizes_many(self, pra: PRA, values: Mapping[str, object]) -> list:
@@ -169,6 +169,12 @@ def cases(pra: PRA, tiling: Tiling) -> list[Case]:
                 else:
                     out.append(Case(s, "intra", "FD", crossing))
     return out
+
+
+def phase_tile(pra: PRA, tile: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """A kernel's ``--tile`` as one phase uses it: phases with as many dims take it, the
+    others keep their default tile sizes (what the schedules and the simulator tile by)."""
+    return tile if tile is not None and len(tile) == pra.n else None
 
 
 def min_tile(pra: PRA) -> tuple[int, ...]:

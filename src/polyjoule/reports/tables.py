@@ -115,6 +115,11 @@ def count(n: int) -> str:
     return f"{int(n):,}"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 mapping``, ``174 mappings``, ``1,024 design points``: the count and its noun."""
+    return f"{int(n):,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def width(wide: bool = False) -> int:
     """The console's width: the terminal's, or ``COLUMNS`` when output is not a terminal."""
     return WIDE if wide else Console().width

@@ -90,6 +90,8 @@ class TcpaMapping:
             out += f" --axes {','.join(self.axes)}"
         if self.tile is not None:
             out += f" --tile {','.join(map(str, self.tile))}"
+        if self.order is not None:
+            out += f" --order {','.join(self.order)}"
         return out + " --set " + ",".join(f"{k}={v}" for k, v in self.values.items())
 
 
