@@ -51,3 +51,17 @@ def test_a_downward_prefix_recurrence_stays_refused() -> None:
     with pytest.raises(NotUniformError):
         c_kernel("void f(int N, double y[N]) {\n"
                  "for (i = N - 2; i >= 0; i--) y[i] = y[i] + y[i + 1];\n}\n", "rec.c")
+
+
+def test_a_downward_loop_around_an_inner_loop_runs_upward() -> None:
+    """``for (i = N - 1; i >= 0; i--) for (j ...) y[i] += A[i][j] * x[j]``: every row is
+    its own; the inner loop's counter is not data (it made the rows look dependent and the
+    nest was refused as a step ``i--``). The PRA computes what the C loop does."""
+    text = ("void f(int N, double A[N][N], double x[N], double y[N]) {\n  int i, j;\n"
+            "  for (i = N - 1; i >= 0; i--) {\n    y[i] = 0.0;\n"
+            "    for (j = 0; j < N; j++)\n      y[i] += A[i][j] * x[j];\n  }\n}\n")
+    assert "for (i = 0; i <= (N - 1); i++)" in _rewritten(text)
+    k = c_kernel(text, "down.c")
+    rng = np.random.default_rng(3)
+    a, x = rng.standard_normal((6, 6)), rng.standard_normal(6)
+    np.testing.assert_allclose(execute(k, {"N": 6}, {"A": a, "x": x})["y"], a @ x)

@@ -160,7 +160,11 @@ def _mirror_inner(loop: c_ast.For, top: Any) -> None:
 
 
 def _accesses(node: Any, out: dict[str, set[str]], written: set[str]) -> None:
-    """Every array's subscripts (as text) and the names assigned, in a statement."""
+    """Every array's subscripts (as text) and the names assigned, in a statement (an inner
+    loop's own counter is not data: its body is what it touches)."""
+    if isinstance(node, c_ast.For):
+        _accesses(node.stmt, out, written)
+        return
     if isinstance(node, c_ast.Assignment):
         target = node.lvalue
         while isinstance(target, c_ast.ArrayRef):
