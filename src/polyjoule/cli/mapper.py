@@ -198,6 +198,11 @@ def _census_rows(res: Any) -> list[dict[str, Any]]:
              "example": r.example, "detail": r.detail} for r in res.census.rows()]
 
 
+#: the census' legend of the two kinds of refusal, where a target gives none of its own
+KIND_GLOSS = ("express: the encoding cannot say it; refuse: the machine would accept it and "
+              "compute wrongly, hang or lose values, so only a checker stops it")
+
+
 def _print_census(con: Console, target: Any, res: Any,
                   independent: Mapping[str, int] | None) -> None:
     from polyjoule.reports.tables import Column, print_table
@@ -213,8 +218,7 @@ def _print_census(con: Console, target: Any, res: Any,
         k1, k2 = res.census.by_kind(), res.census.by_kind(every=True)
         _say(con, f"express vs refuse: {k1['express']} vs {k1['refuse']} by first cause; "
                   f"{k2['express']} vs {k2['refuse']} counting every cause")
-        _say(con, "  (express: the encoding cannot say it; refuse: the machine would accept it "
-                  "and compute wrongly, hang or lose values, so only a checker stops it)")
+        _say(con, f"  ({getattr(target, 'kind_gloss', KIND_GLOSS)})")
     if independent is not None and not any(independent.values()):
         _say(con, "independent census: no predicate refuses any nest"
              + (f" once {', '.join(sorted(res.relieved))} is relieved" if res.relieved else ""))

@@ -143,6 +143,9 @@ def test_cli_map_tcpa_prints_ranking_and_census() -> None:
     assert "top 3 of" in out and "independent census" in out and "chosen:" in out
     assert "simulated with capacities enforced: passes" in out
     assert "same mapping alone: polyjoule analyze gemm --array" in out.replace("\n    ", " ")
+    legend = " ".join(out.split())  # the census legend speaks of the array, not an encoding
+    assert "express: the array cannot run the mapping as tiled" in legend
+    assert "the encoding cannot say it" not in legend
 
 
 def test_cli_map_tcpa_bad_relieve_is_one_line_exit_2() -> None:

@@ -147,6 +147,10 @@ class TcpaTarget:
     name: str = "tcpa"
     cause_kinds: dict[str, Kind] = field(default_factory=lambda: dict(KINDS))
     relievable: tuple[str, ...] = CAPACITY
+    #: what the two kinds of refusal mean on this target (the census' legend)
+    kind_gloss: str = ("express: the array cannot run the mapping as tiled (tile count, tile "
+                       "size, schedule); refuse: the array would accept it and lose values (a "
+                       "FIFO or border buffer over its declared capacity)")
 
     @property
     def objectives(self) -> tuple[str, ...]:
