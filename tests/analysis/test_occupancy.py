@@ -8,7 +8,17 @@ import itertools
 import numpy as np
 
 from polyjoule.analysis import occupancy
-from polyjoule.analysis.occupancy import _coupled_tiles, fifo_use, run_window, tile_window, window
+from polyjoule.analysis.occupancy import (
+    _bounds,
+    _consumers,
+    _coupled_tiles,
+    coupled_depths,
+    fifo_use,
+    run_window,
+    tile_window,
+    transports,
+    window,
+)
 from polyjoule.analysis.simulator import simulate
 from polyjoule.errors import PolyjouleError
 from polyjoule.library.kernels import get
@@ -98,7 +108,7 @@ def test_coupled_tiles_counted_by_rows_equal_the_point_walk(monkeypatch) -> None
     some sharing a factor), bands, triangles and equalities, tile offsets and waits: tiles'
     consumers counted by rows (or whole, or walked) hold what the walk of every point
     holds, tile by tile."""
-    paths = dict.fromkeys(["run_window", "box_window", "walk_tile"], 0)
+    paths = dict.fromkeys(["run_windows", "box_window", "walk_tile"], 0)
     for name in paths:
         def counted(*a, _f=getattr(occupancy, name), _n=name):
             paths[_n] += 1
@@ -120,6 +130,7 @@ def test_coupled_tiles_counted_by_rows_equal_the_point_walk(monkeypatch) -> None
         coupled = [_constraint(rng, n, p) for _ in range(int(rng.integers(1, 4)))]
         wait = int(rng.integers(-1, int(np.abs(lam) @ np.asarray(p)) + 3))
         tile_window.cache_clear()
+        occupancy._walked.cache_clear()
         got = _coupled_tiles(ranges, coupled, lam, p, wait)
         want = _walked(ranges, coupled, lam, p, wait)
         assert np.array_equal(got[0], want[0]) and got[1] == want[1], (
@@ -136,3 +147,34 @@ def test_runs_overlapping_in_a_window() -> None:
     starts = np.concatenate([np.arange(a, b + 1) for a, b in zip(first, last, strict=True)])
     for w in range(1, 15):
         assert run_window(first, last, w) == window(starts, w), w
+
+
+def test_many_points_counted_at_once_equal_each_walked() -> None:
+    """Banded and triangular transports (syrk's third dim named by no constraint), random
+    tile sizes and schedules (scans, whose outer ``lambda`` exceeds the inner span, and
+    others): every tile of every point counted in one pass equals each point's tiles walked."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for name in ["trisolv", "lu", "syrk", "cholesky"]:
+        pra = get(name).phases[0]
+        for mv in (m for m in transports(pra) if m.coupled):
+            pts = 40
+            vals = {k: rng.integers(3, 13, size=pts) for k in pra.params}
+            ext = [np.asarray(d.extent.evaluate(vals)) for d in pra.dims]
+            p = [np.minimum(rng.integers(1, 9, size=pts), e) for e in ext]
+            scan = np.cumprod(np.stack([np.ones(pts, np.int64), *p[:-1]]), axis=0)
+            free = rng.choice([-2, -1, 0, 1, 2, 3, 5], size=(pra.n, pts))
+            lam = [np.where(np.arange(pts) % 2 == 0, scan[l], free[l]) for l in range(pra.n)]
+            got = coupled_depths(pra, mv, lam, p, vals)
+            for i in range(pts):
+                v = {k: int(x[i]) for k, x in vals.items()}
+                e, q = [int(x[i]) for x in ext], [int(x[i]) for x in p]
+                t = [-(-a // b) for a, b in zip(e, q, strict=True)]
+                lj = np.asarray([int(x[i]) for x in lam], dtype=np.int64)
+                coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(v), eq)
+                           for vec, rest, eq in mv.coupled]
+                want = _walked(_consumers(mv, *_bounds(mv, v, e), e, q, t), coupled, lj, q,
+                               int(lj @ np.asarray(mv.dep)))[1]
+                assert got[i] == want, (name, mv.statement, v, q, lj.tolist(), got[i], want)
+                checked += int(want > 0)
+    assert checked >= 100, checked

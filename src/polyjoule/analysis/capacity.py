@@ -40,7 +40,7 @@ from polyjoule.analysis.intexpr import Compiled, IntExpr, Num, expanded
 from polyjoule.analysis.occupancy import (
     Transport,
     box_windows,
-    coupled_depth,
+    coupled_depths,
     issue_run,
     largest_box,
     transports,
@@ -213,11 +213,12 @@ class FifoRules:
         wait = np.sum([lam[l] * d for l, d in enumerate(mv.dep)], axis=0)
         has = np.asarray(np.broadcast_to(f.case.nonempty(ext, q), wait.shape))
         words = np.where(has, -(-wait // self.pi), 0)
-        if mv.coupled:  # consumers fewer than a box: every tile counted, point by point
-            return np.asarray([coupled_depth(self.candidate.pra, mv, [int(x[i]) for x in lam],
-                                             [int(x[i]) for x in q],
-                                             {k: int(v[i]) for k, v in vals.items()})
-                               if has[i] else 0 for i in range(wait.size)], dtype=np.int64)
+        if mv.coupled:  # consumers fewer than a box: every tile of every point counted
+            out = np.zeros(wait.size, dtype=np.int64)
+            at = np.flatnonzero(has)
+            out[at] = coupled_depths(self.candidate.pra, mv, [x[at] for x in lam],
+                                     [x[at] for x in q], {k: v[at] for k, v in vals.items()})
+            return out
         sizes = largest_box(mv, vals, ext, q)
         some = has & np.logical_and.reduce([s > 0 for s in sizes])
         out = np.where(some, words, 0)

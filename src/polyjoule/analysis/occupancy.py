@@ -18,12 +18,12 @@ tile sizes are concrete, and the use is counted here as the simulator measures i
 A statement's condition space bounds each dim on its own in every stencil, so a tile's
 consumers form a box, and the deepest FIFO is the one of the largest box along every dim (a
 window holds no more starts of a box that fits in a shift of it; every tile's box does). A
-condition coupling two dims counts each tile by its rows (:func:`tile_window`).
+condition coupling two dims counts every tile by its rows (:func:`tile_windows`, all tiles of
+many points at once: :func:`coupled_depths`).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -180,22 +180,23 @@ def box_window(sizes: tuple[int, ...], lam: tuple[int, ...], wait: int) -> int:
 
 def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int, bool]],
                    lam: np.ndarray, p: list[int], wait: int) -> tuple[np.ndarray, int]:
-    """:func:`_boxes` for a condition coupling dims: each tile counted by its rows
-    (:func:`tile_window`), tiles alike in box and constants once."""
+    """:func:`_boxes` for a condition coupling dims: every tile holding a box of points
+    counted by its rows (:func:`tile_windows`)."""
     has = np.zeros([len(r) for r in ranges], dtype=np.int64)
-    deep = 0
-    lam_ = tuple(int(x) for x in lam)
-    vecs = tuple(tuple(int(x) for x in vec) for vec, _, _ in coupled)
-    spans = [[(kl, a, b) for kl, (a, b) in enumerate(r.tolist()) if a <= b] for r in ranges]
-    for tile in itertools.product(*spans):  # the tiles holding a box of points
-        k = tuple(kl for kl, _, _ in tile)
-        box = tuple((a, b) for _, a, b in tile)
-        cons = tuple((v, sum(x * kl * q for x, kl, q in zip(v, k, p, strict=True)) + int(c),
-                      bool(eq)) for v, (_, c, eq) in zip(vecs, coupled, strict=True))
-        some, d = tile_window(box, cons, lam_, wait)
-        has[k] = some
-        deep = max(deep, d)
-    return has, deep
+    keep = [np.flatnonzero(r[:, 0] <= r[:, 1]) for r in ranges]
+    if any(k.size == 0 for k in keep):
+        return has, 0
+    k = np.stack([x.ravel() for x in np.meshgrid(*keep, indexing="ij")], axis=1)
+    a = np.stack([r[k[:, l], 0] for l, r in enumerate(ranges)], axis=1).astype(np.int64)
+    b = np.stack([r[k[:, l], 1] for l, r in enumerate(ranges)], axis=1).astype(np.int64)
+    vecs = np.asarray([vec for vec, _, _ in coupled], dtype=np.int64).reshape(-1, len(ranges))
+    eqs = np.asarray([bool(eq) for _, _, eq in coupled], dtype=bool)
+    const = (np.asarray([int(c) for _, c, _ in coupled], dtype=np.int64)
+             + (k * np.asarray(p, dtype=np.int64)) @ vecs.T)
+    got, deep = tile_windows(a, b, const, vecs, eqs, np.broadcast_to(lam, a.shape),
+                             np.full(len(a), wait, dtype=np.int64))
+    has[tuple(k.T)] = got
+    return has, int(deep.max(initial=0))
 
 
 Constraint = tuple[tuple[int, ...], int, bool]  # (coeffs, constant, equality) in a tile's j
@@ -205,81 +206,221 @@ Constraint = tuple[tuple[int, ...], int, bool]  # (coeffs, constant, equality) i
 def tile_window(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
                 lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
     """(whether any point ``j`` of ``box`` meets ``cons``, the most of their starts
-    ``lam . j`` one window of ``wait`` cycles holds). A box every constraint holds on
-    throughout is :func:`box_window`'s; else, along a dim whose ``lambda`` is the others'
-    gcd, each row's points form one interval and their starts one run of cycles
-    (:func:`run_window`); else every point is tested (:func:`walk_tile`)."""
-    whole = True
-    for vec, c, eq in cons:
-        lo = c + sum(min(v * a, v * b) for v, (a, b) in zip(vec, box, strict=True))
-        hi = c + sum(max(v * a, v * b) for v, (a, b) in zip(vec, box, strict=True))
-        if hi < 0 or (eq and lo > 0):
-            return False, 0
-        whole = whole and (lo == hi == 0 if eq else lo >= 0)
-    sizes = tuple(b - a + 1 for a, b in box)
-    if whole:
-        return True, box_window(sizes, lam, wait)
-    moving = [abs(x) for x, n in zip(lam, sizes, strict=True) if n > 1 and x]
-    g = math.gcd(*moving)
-    unit = [l for l, (x, n) in enumerate(zip(lam, sizes, strict=True)) if n > 1 and abs(x) == g]
-    if not unit and moving:
-        return walk_tile(box, cons, lam, wait)
-    run = max(unit, key=lambda l: sizes[l]) if unit else int(np.argmax(sizes))
-    got = _runs(box, cons, lam, run, g)
-    if got is None:
-        return False, 0
-    first, last = got
-    if wait <= 0:
-        return True, 0
-    if not moving:  # every point starts in one cycle
-        return True, int((last - first + 1).sum())
-    return True, run_window(first, last, (wait - 1) // g + 1)
+    ``lam . j`` one window of ``wait`` cycles holds): :func:`tile_windows` of one tile."""
+    n = len(box)
+    has, deep = tile_windows(np.asarray([[x for x, _ in box]], dtype=np.int64),
+                             np.asarray([[y for _, y in box]], dtype=np.int64),
+                             np.asarray([[c for _, c, _ in cons]], dtype=np.int64).reshape(1, -1),
+                             np.asarray([v for v, _, _ in cons], dtype=np.int64).reshape(-1, n),
+                             np.asarray([e for _, _, e in cons], dtype=bool),
+                             np.asarray([lam], dtype=np.int64), np.asarray([wait]))
+    return bool(has[0]), int(deep[0])
 
 
-def _runs(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
-          lam: tuple[int, ...], run: int, g: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Per row along ``run`` (every index of the other dims) holding a point of ``box``
-    that meets ``cons``: the first and last of its starts, relative to the box's corner and
-    divided by ``g`` (consecutive, ``lam[run] = +-g``); None where no row holds one."""
-    rest = [l for l in range(len(box)) if l != run]
-    rows = math.prod(box[l][1] - box[l][0] + 1 for l in rest)
-    if rows > TILE_POINTS:
+def tile_windows(a: np.ndarray, b: np.ndarray, const: np.ndarray, vecs: np.ndarray,
+                 eqs: np.ndarray, lam: np.ndarray, wait: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per tile (its box ``[a, b]``, rows of ``(tiles, dims)``; constraint ``m`` is
+    ``vecs[m] . j + const[tile, m] >= 0``, ``== 0`` where ``eqs[m]``; its schedule ``lam``
+    and ``wait``): whether a point of its box meets them, and the most of those points'
+    starts ``lam . j`` one window of ``wait`` cycles holds. A tile every constraint holds on
+    throughout is a box (:func:`box_windows`); else, along a dim whose ``lambda`` is the
+    others' gcd, each row's points form one interval and their starts one run of cycles
+    (:func:`_runs`, every row of every such tile at once); else its points are tested
+    (:func:`walk_tile`)."""
+    sizes = b - a + 1
+    lo = const + np.minimum(a[:, None, :] * vecs, b[:, None, :] * vecs).sum(axis=2)
+    hi = const + np.maximum(a[:, None, :] * vecs, b[:, None, :] * vecs).sum(axis=2)
+    empty = ((hi < 0) | (eqs & (lo > 0))).any(axis=1)
+    whole = ~empty & np.where(eqs, (lo == 0) & (hi == 0), lo >= 0).all(axis=1)
+    has, deep = whole.copy(), np.zeros(len(a), dtype=np.int64)
+    if whole.any():
+        deep[whole] = box_windows(list(sizes[whole].T), list(lam[whole].T), wait[whole])
+    part = np.flatnonzero(~empty & ~whole)
+    if not part.size:
+        return has, deep
+    a, b = a.copy(), b.copy()
+    a[part], b[part] = _tightened(a[part], b[part], const[part], vecs, eqs)
+    part = part[(a[part] <= b[part]).all(axis=1)]
+    b[part] = a[part] + _trimmed(b[part] - a[part] + 1, lam[part], wait[part],
+                                 ~vecs.any(axis=0)) - 1
+    sizes = b - a + 1
+    n_, step = sizes[part], np.abs(lam[part])
+    moving = (n_ > 1) & (step > 0)
+    g = np.gcd.reduce(np.where(moving, step, 0), axis=1)
+    unit = (n_ > 1) & (step == g[:, None])
+    run = np.where(unit.any(axis=1), np.argmax(np.where(unit, n_, -1), axis=1),
+                   np.argmax(n_, axis=1))
+    walked = ~unit.any(axis=1) & moving.any(axis=1)
+    for i in part[walked]:  # no unit step: every point tested
+        cons = tuple((tuple(int(x) for x in v), int(c), bool(e))
+                     for v, c, e in zip(vecs, const[i], eqs, strict=True))
+        has[i], deep[i] = _walked(tuple(zip(a[i].tolist(), b[i].tolist(), strict=True)), cons,
+                                  tuple(int(x) for x in lam[i]), int(wait[i]))
+    for r in np.unique(run[~walked]).tolist():
+        group = part[~walked & (run == r)]
+        gg = g[~walked & (run == r)]
+        for tiles in _row_blocks(sizes[group], r):
+            at = group[tiles]
+            got = _runs(a[at], b[at], const[at], vecs, eqs, lam[at], r, gg[tiles])
+            has[at] |= np.bincount(got[0], minlength=len(at)) > 0
+            deep[at] = _runs_windows(*got, wait[at], gg[tiles])
+    return has, deep
+
+
+def _tightened(a: np.ndarray, b: np.ndarray, const: np.ndarray, vecs: np.ndarray,
+               eqs: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes ``[a, b]`` (see :func:`tile_windows`) cut to the indices a constraint allows
+    given the other dims' ranges (``rounds`` passes; empty where ``a > b``): the same points
+    meet the constraints, fewer rows to count."""
+    a, b = a.copy(), b.copy()
+    for _ in range(rounds):
+        for vec, c, eq in zip(vecs.tolist(), const.T, eqs, strict=True):
+            v = np.asarray(vec, dtype=np.int64)
+            least, most = np.minimum(a * v, b * v), np.maximum(a * v, b * v)
+            for l in np.flatnonzero(v).tolist():
+                # vec[l] * j_l >= -(the most the others reach); == 0: <= -(the least)
+                up = c + most.sum(axis=1) - most[:, l]
+                if vec[l] > 0:
+                    a[:, l] = np.maximum(a[:, l], -(up // vec[l]))
+                else:
+                    b[:, l] = np.minimum(b[:, l], up // -vec[l])
+                if eq:
+                    down = c + least.sum(axis=1) - least[:, l]
+                    if vec[l] > 0:
+                        b[:, l] = np.minimum(b[:, l], -down // vec[l])
+                    else:
+                        a[:, l] = np.maximum(a[:, l], -(-down // -vec[l]))
+    return a, b
+
+
+def _trimmed(sizes: np.ndarray, lam: np.ndarray, wait: np.ndarray, free: np.ndarray
+             ) -> np.ndarray:
+    """``sizes`` with each dim no constraint names (``free``) cut to ``wait // lambda + 2``
+    where its ``lambda`` exceeds the other dims' span: the points are then copies of one
+    set, one per index along it, each a translate of the previous by ``lambda`` cycles past
+    its last; a window meets at most that many consecutive copies, and any that many are
+    alike (:func:`box_window`'s cut)."""
+    sizes = sizes.copy()
+    step = np.abs(lam)
+    for m in np.flatnonzero(free).tolist():
+        span = (step * (sizes - 1)).sum(axis=1) - step[:, m] * (sizes[:, m] - 1)
+        cut = (step[:, m] > span) & (sizes[:, m] > 1)
+        sizes[cut, m] = np.minimum(sizes[cut, m],
+                                   np.maximum(wait[cut] // step[cut, m] + 2, 1))
+    return sizes
+
+
+#: rows of tiles counted in one pass (bounds the arrays of their runs)
+ROW_BLOCK = 2**22
+
+
+def _row_blocks(sizes: np.ndarray, run: int) -> list[np.ndarray]:
+    """The tiles (indices into ``sizes``) in blocks of about :data:`ROW_BLOCK` rows along
+    ``run`` at most (a tile of more alone); a tile over :data:`TILE_POINTS` rows is refused."""
+    rows = np.prod(np.delete(sizes, run, axis=1), axis=1, dtype=np.int64)
+    if rows.size and int(rows.max()) > TILE_POINTS:
         raise ResourceLimitError(
-            f"FIFO occupancy: a tile of {rows:,} rows (over {TILE_POINTS:,}) on dims whose "
-            "bounds are coupled is counted row by row; use smaller sizes or more PEs")
-    axes = [np.arange(box[l][0], box[l][1] + 1, dtype=np.int64) for l in rest]
-    j = axes if len(rest) < 2 else [x.ravel() for x in np.meshgrid(*axes, indexing="ij")]
-    lo = np.full(rows, box[run][0], dtype=np.int64)
-    hi = np.full(rows, box[run][1], dtype=np.int64)
-    for vec, c, eq in cons:  # vec[run] * j_run + e >= 0 (== 0)
-        e = c + sum((vec[l] * x for l, x in zip(rest, j, strict=True)), np.zeros(rows, np.int64))
+            f"FIFO occupancy: a tile of {int(rows.max()):,} rows (over {TILE_POINTS:,}) on dims "
+            "whose bounds are coupled is counted row by row; use smaller sizes or more PEs")
+    cut = np.flatnonzero(np.diff(np.cumsum(rows) // ROW_BLOCK)) + 1
+    return np.split(np.arange(rows.size), cut)
+
+
+@lru_cache(maxsize=4096)
+def _walked(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
+            lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
+    """:func:`walk_tile`, tiles alike in box, constants and schedule once."""
+    return walk_tile(box, cons, lam, wait)
+
+
+def _runs(a: np.ndarray, b: np.ndarray, const: np.ndarray, vecs: np.ndarray, eqs: np.ndarray,
+          lam: np.ndarray, run: int, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row along ``run`` (every index of the other dims) of every tile ``[a, b]`` (see
+    :func:`tile_windows`) holding a point that meets the constraints: its tile, and the first
+    and last of its starts, relative to the tile's corner and divided by the tile's ``g``
+    (consecutive, ``lam[run] = +-g``; ``g = 0``: one cycle a row, its points told by the
+    run's length). Rows come tile by tile."""
+    rest = [l for l in range(a.shape[1]) if l != run]
+    n = b[:, rest] - a[:, rest] + 1
+    rows = np.prod(n, axis=1, dtype=np.int64)
+    tile = np.repeat(np.arange(len(a)), rows)
+    at = np.arange(tile.size, dtype=np.int64) - np.repeat(np.cumsum(rows) - rows, rows)
+    off = {}  # per other dim: each row's index, relative to its tile's corner
+    for c in reversed(range(len(rest))):  # the last dim the fastest
+        nc = n[tile, c]
+        off[rest[c]], at = at % nc, at // nc
+    lo, hi = a[tile, run], b[tile, run]
+    j = {l: a[tile, l] + off[l] for l in rest if vecs[:, l].any()}
+    dots: dict[tuple[int, ...], np.ndarray] = {}  # the other dims' part, once per vector
+    for vec, cst, eq in zip(vecs.tolist(), const.T, eqs, strict=True):
+        # vec[run] * j_run + e >= 0 (== 0)
+        key = tuple(vec[l] for l in rest)
+        if key not in dots:
+            dots[key] = sum((vec[l] * j[l] for l in rest if vec[l]), np.zeros(tile.size, np.int64))
+        e = cst[tile] + dots[key]
         v = vec[run]
         if v == 0:
             hi = np.where((e == 0) if eq else (e >= 0), hi, lo - 1)
         elif eq:
-            at = np.where(e % v == 0, -e // v, lo - 1)
-            lo, hi = np.maximum(lo, at), np.where(e % v == 0, np.minimum(hi, at), lo - 1)
+            hit = e % v == 0
+            pt = np.where(hit, -e // v, lo - 1)
+            lo, hi = np.maximum(lo, pt), np.where(hit, np.minimum(hi, pt), lo - 1)
         elif v > 0:
             lo = np.maximum(lo, -(e // v))
         else:
             hi = np.minimum(hi, e // -v)
     keep = lo <= hi
-    if not keep.any():
-        return None
-    base = sum(((x[keep] - box[l][0]) * (lam[l] // g if g else 0) for l, x in zip(rest, j, strict=True)),
-               np.zeros(int(keep.sum()), np.int64))
-    u, w = lo[keep] - box[run][0], hi[keep] - box[run][0]
-    step = lam[run] // g if g else 0
-    if not step:  # one cycle a row: its points told by the run's length
-        return base, base + (w - u)
-    return np.minimum(base + step * u, base + step * w), np.maximum(base + step * u, base + step * w)
+    tile = tile[keep]
+    unit = np.where(g > 0, g, 1)[:, None]
+    coef = np.where(g[:, None] > 0, lam // unit, 0)[tile]  # each dim's step, in g
+    base = sum((off[l][keep] * coef[:, l] for l in rest), np.zeros(tile.size, np.int64))
+    u, w = lo[keep] - a[tile, run], hi[keep] - a[tile, run]
+    step = coef[:, run]
+    flat = step == 0  # one cycle a row: its points told by the run's length
+    first = np.where(flat, base, np.minimum(base + step * u, base + step * w))
+    return tile, first, np.where(flat, base + (w - u), np.maximum(base + step * u,
+                                                                    base + step * w))
+
+
+def _runs_windows(tile: np.ndarray, first: np.ndarray, last: np.ndarray, wait: np.ndarray,
+                  g: np.ndarray) -> np.ndarray:
+    """Per tile the most starts one window of ``wait`` cycles holds, given its rows as runs
+    of starts (:func:`_runs`). The tiles' runs are laid one after another, a window's length
+    of each apart, so that no window meets two: one :func:`run_windows` counts them all."""
+    out = np.zeros(len(wait), dtype=np.int64)
+    live = (wait > 0)[tile]
+    if not live.any():
+        return out
+    tile, first, last = tile[live], first[live], last[live]
+    flat = g[tile] == 0  # every point in one cycle: a row's points its run's length
+    out += np.bincount(tile[flat], weights=last[flat] - first[flat] + 1,
+                       minlength=len(wait)).astype(np.int64)
+    tile, first, last = tile[~flat], first[~flat], last[~flat]
+    if not tile.size:
+        return out
+    span = (wait - 1) // np.where(g > 0, g, 1) + 1
+    at = np.flatnonzero(np.concatenate([[True], tile[1:] != tile[:-1]]))  # each tile's rows
+    lo, hi, sp = np.minimum.reduceat(first, at), np.maximum.reduceat(last, at), span[tile[at]]
+    corner = np.concatenate([[0], np.cumsum(hi - lo + 2 * sp + 1)[:-1]]) + sp - lo
+    shift = np.repeat(corner, np.diff(np.append(at, tile.size)))
+    most = run_windows(first + shift, last + shift, span[tile])
+    out[tile[at]] = np.maximum.reduceat(most, at)
+    return out
 
 
 def run_window(first: np.ndarray, last: np.ndarray, wait: int) -> int:
     """The most cycles of the runs ``[first, last]`` (a multiset: runs may overlap) one
-    window of ``wait`` cycles holds. The count is piecewise linear in the window's first
-    cycle ``x``, and greatest where a run begins (``x = first``) or one ends at the window's
-    last cycle (``x = last - wait + 1``): it is evaluated there, by sorted cumulative sums."""
+    window of ``wait`` cycles holds (:func:`run_windows`)."""
+    return int(run_windows(first, last, np.full(first.shape, wait)).max())
+
+
+def run_windows(first: np.ndarray, last: np.ndarray, wait: np.ndarray) -> np.ndarray:
+    """Per run ``[first, last]`` of a multiset of them: the most cycles of all the runs one
+    window of ``wait`` (that run's) cycles holds that starts at ``first`` or ends at
+    ``last``. The count is piecewise linear in the window's first cycle ``x``, and greatest
+    where a run begins (``x = first``) or one ends at the window's last cycle
+    (``x = last - wait + 1``): its greatest is the most of these, by sorted cumulative sums."""
     a, b = np.sort(first), np.sort(last + 1)
     ca = np.concatenate([[0], np.cumsum(a)])
     cb = np.concatenate([[0], np.cumsum(b)])
@@ -289,7 +430,9 @@ def run_window(first: np.ndarray, last: np.ndarray, wait: int) -> int:
         return na * t - ca[na] - (nb * t - cb[nb])
 
     x = np.concatenate([first, last - wait + 1])
-    return int((before(x + wait) - before(x)).max())
+    w = np.concatenate([wait, wait])
+    held = before(x + w) - before(x)
+    return np.maximum(held[:first.size], held[first.size:])
 
 
 def walk_tile(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
@@ -381,6 +524,15 @@ def largest_box(mv: Transport, values: Mapping[str, np.ndarray], ext: Sequence[n
     """Per dim, per point: the most intra-tile indices any tile's consumers of ``mv`` span
     (:func:`_consumers` at every point at once, its single-dim bounds only); 0 where a dim
     has none. The box of these sizes is a tile's (dims are independent)."""
+    return [np.where(ok, np.maximum(b - a + 1, 0), 0).max(axis=1)
+            for a, b, ok in tile_ranges(mv, values, ext, p)]
+
+
+def tile_ranges(mv: Transport, values: Mapping[str, np.ndarray], ext: Sequence[np.ndarray],
+                p: Sequence[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`_consumers` at every point at once: per dim ``(a, b, tile)``, each
+    ``(points, most tiles)``: the intra-tile range of tile ``k`` at the point, and whether the
+    point has a tile ``k`` along that dim."""
     n = ext[0].size
     lo = [np.zeros(n, np.int64) for _ in ext]
     hi = [np.asarray(e, dtype=np.int64) - 1 for e in ext]
@@ -400,8 +552,7 @@ def largest_box(mv: Transport, values: Mapping[str, np.ndarray], ext: Sequence[n
         tiled = (q < e)[:, None]
         a = np.where(tiled, np.maximum(a, d), a)
         b = np.where(tiled, np.minimum(b, q[:, None] - 1 + d), b)
-        size = np.where(k < e[:, None], np.maximum(b - a + 1, 0), 0)
-        out.append(size.max(axis=1))
+        out.append((a, b, k < e[:, None]))
     return out
 
 
@@ -438,12 +589,43 @@ def box_windows(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], wait: np
 def coupled_depth(pra: PRA, mv: Transport, lam: Sequence[int], p: Sequence[int],
                   values: Mapping[str, int]) -> int:
     """The deepest FIFO of one transport whose condition couples dims, at one point."""
-    ext = [int(d.extent.evaluate(values)) for d in pra.dims]
-    p = [max(int(q), 1) for q in p]
-    t = [max(-(-e // q), 1) for e, q in zip(ext, p, strict=True)]
-    lam_ = np.asarray([int(x) for x in lam], dtype=np.int64)
-    lo, hi = _bounds(mv, values, ext)
-    coupled = [(np.asarray(vec, dtype=np.int64), rest.evaluate(values), eq)
-               for vec, rest, eq in mv.coupled]
-    return _coupled_tiles(_consumers(mv, lo, hi, ext, p, t), coupled, lam_, p,
-                          int(lam_ @ np.asarray(mv.dep, dtype=np.int64)))[1]
+    return int(coupled_depths(pra, mv, [np.asarray([x]) for x in lam], [np.asarray([x]) for x in p],
+                              {k: np.asarray([v]) for k, v in values.items()})[0])
+
+
+def coupled_depths(pra: PRA, mv: Transport, lam: Sequence[np.ndarray], p: Sequence[np.ndarray],
+                   values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """:func:`coupled_depth` per point (arrays alike in shape): every tile of every point
+    holding a box of consumers counted in one pass (:func:`tile_windows`), a block of
+    points at a time (about :data:`TILE_BLOCK` tiles' places)."""
+    lam_ = np.stack([np.asarray(x, dtype=np.int64).ravel() for x in lam], axis=1)
+    n = len(lam_)
+    q = np.stack([np.maximum(np.asarray(x, dtype=np.int64).ravel(), 1) for x in p], axis=1)
+    vals = {k: np.asarray(v, dtype=np.int64).ravel() for k, v in values.items()}
+    ext = [np.broadcast_to(np.asarray(d.extent.evaluate(vals), dtype=np.int64), (n,))
+           for d in pra.dims]
+    ranges = tile_ranges(mv, vals, ext, list(q.T))
+    vecs = np.asarray([vec for vec, _, _ in mv.coupled], dtype=np.int64)
+    eqs = np.asarray([eq for _, _, eq in mv.coupled], dtype=bool)
+    const = np.stack([np.broadcast_to(np.asarray(rest.evaluate(vals), dtype=np.int64), (n,))
+                      for _, rest, _ in mv.coupled], axis=1)
+    wait = lam_ @ np.asarray(mv.dep, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    block = max(TILE_BLOCK // math.prod(a.shape[1] for a, _, _ in ranges), 1)
+    for s in range(0, n, block):
+        ok = np.ones((min(block, n - s),), dtype=bool)
+        for a, b, there in ranges:  # (points, tiles along dims so far)
+            ok = ok[..., None] & ((a[s:s + block] <= b[s:s + block]) & there[s:s + block]
+                                  ).reshape((-1,) + (1,) * (ok.ndim - 1) + (a.shape[1],))
+        pt, *k = np.nonzero(ok)
+        pt = pt + s
+        a_ = np.stack([a[pt, kl] for (a, _, _), kl in zip(ranges, k, strict=True)], axis=1)
+        b_ = np.stack([b[pt, kl] for (_, b, _), kl in zip(ranges, k, strict=True)], axis=1)
+        corner = np.stack(k, axis=1) * q[pt]
+        _, deep = tile_windows(a_, b_, const[pt] + corner @ vecs.T, vecs, eqs, lam_[pt], wait[pt])
+        np.maximum.at(out, pt, deep)
+    return out
+
+
+#: tiles' places (points by tiles along every dim) :func:`coupled_depths` lays out at once
+TILE_BLOCK = 2**20
