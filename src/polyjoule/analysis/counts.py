@@ -255,8 +255,10 @@ def _windows(pra: PRA, split: dict[int, Group]) -> list[dict[int, tuple[int, boo
     need = min_tile(pra)
     per: list[list[tuple[int, tuple[int, bool]]]] = []
     for g in sorted(set(split.values()), key=lambda g: g.index):
+        if not g.others:
+            continue
         least, reach = max(need[l] for l in g.dims), _reach(pra, g)
-        if g.others and reach >= least + 1:
+        if reach >= least + 1:
             per.append([(g.index, (reach + 1, False))] + [(g.index, (v, True)) for v in range(least, reach + 1)])
     return [dict(w) for w in itertools.product(*per)]
 
