@@ -147,3 +147,17 @@ def test_too_many_tiles_names_its_numbers(tmp_path, command):
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert (f"dim j: the tile size needs more than {t} tiles (extent {e} in tiles of {p} is "
             f"{-(-e // p)} tiles; tiles of {-(-e // t)} or more fit) (too-many-tiles)") in r.output
+
+
+@pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
+def test_an_order_of_the_wrong_length_is_refused(tmp_path, command):
+    """``--order j`` for a 2-D nest was dropped without a word (the best order ran)."""
+    src = tmp_path / "band.c"
+    src.write_text(BAND.replace("2 * N", "N"))
+    r = runner.invoke(app, [command, str(src), "--array", "2x2", "--set", "N=6,W=2",
+                            "--order", "j"])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "--order: j names 1 dim; band has 2 (one name per dim, innermost first)" in r.output
+    ok = runner.invoke(app, [command, str(src), "--array", "2x2", "--set", "N=6,W=2",
+                             "--order", "j,i", "--json"])
+    assert ok.exit_code == 0, ok.output

@@ -394,6 +394,11 @@ def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ..
     """One schedule per phase (a tile or order is used only by phases with as many dims); a
     phase without any scanning order refuses its points (:class:`Unschedulable`)."""
     _check_request(pi, w)
+    if order is not None and not any(len(order) == pra.n for pra in kernel.phases):
+        dims = " or ".join(str(n) for n in sorted({pra.n for pra in kernel.phases}))
+        raise SpecError(f"--order: {','.join(map(str, order))} names {len(order)} "
+                        f"dim{'' if len(order) == 1 else 's'}; {kernel.name} has {dims} "
+                        "(one name per dim, innermost first)")
     key = (kernel.phases, tuple(array), tile, pi, w, tuple(order) if order is not None else None,
            tuple(sorted((op_latency or {}).items())))
     hit = _CACHE.get(key)
