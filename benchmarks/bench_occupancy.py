@@ -7,11 +7,12 @@ Run: python benchmarks/bench_occupancy.py [--sizes 256,1024,2048] [--map-sizes 1
 * **depth**: per band size ``N`` (``W = 8``) and array (8x8, 1x8), the deepest FIFO of every
   coupled transport of the band at its scan schedule, counted by walking every point of every
   tile (``walk``: each tile walked, what session 7 started from), tile by tile by rows
-  (``tiles``: :func:`~polyjoule.analysis.occupancy.tile_window` per tile, session 7's first
+  (``tiles``: ``tile_windows`` asked of one tile at a time, session 7's first
   count) and every tile at once (``rows``: as it is now, its memos emptied first); seconds
   (best of ``--repeat``), the walk's ratio to ``rows``, and whether the depths agree;
 * **map**: wall seconds of ``polyjoule map band.c --target tcpa --set N=.. --set W=8`` run by
-  the unchanged main (``--before``, default ``/work/main/src``) and by this tree (``src``),
+  an older tree (``--before OLD/src``, e.g. a worktree of the last stop; without it the
+  map runs are left out) and by this tree (``src``),
   each in a fresh process with an empty formula cache; whether their reports agree (less the
   line of times);
 * **3-D**: the same for a 3-D band (``band3d``: a dot product along ``k`` per band point,
@@ -58,11 +59,29 @@ BAND3D = """void band3d(int N, int W, int K, double A[N][N + W + 4][K], double B
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _one_tile(box, cons, lam, wait) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    """``occupancy.tile_windows`` asked of one tile at a time (the per-tile column)."""
+    n = len(box)
+    has, deep = occupancy.tile_windows(
+        np.asarray([[x for x, _ in box]], dtype=np.int64), np.asarray([[y for _, y in box]], dtype=np.int64),
+        np.asarray([[c for _, c, _ in cons]], dtype=np.int64).reshape(1, -1),
+        np.asarray([v for v, _, _ in cons], dtype=np.int64).reshape(-1, n),
+        np.asarray([e for _, _, e in cons], dtype=bool), np.asarray([lam], dtype=np.int64),
+        np.asarray([wait]))
+    return bool(has[0]), int(deep[0])
+
+
+def _coupled_depth(pra, mv, lam: list[int], p: list[int], values: dict[str, int]) -> int:  # type: ignore[no-untyped-def]
+    """``occupancy.coupled_depths`` at one point."""
+    return int(occupancy.coupled_depths(pra, mv, [np.asarray([x]) for x in lam],
+                                        [np.asarray([x]) for x in p],
+                                        {k: np.asarray([v]) for k, v in values.items()})[0])
+
+
 def _best(f, repeat: int) -> tuple[float, int]:
     """(least seconds of ``repeat`` calls of ``f``, its result)."""
     best, got = float("inf"), 0
     for _ in range(repeat):
-        occupancy.tile_window.cache_clear()
         occupancy._walked.cache_clear()
         t0 = time.perf_counter()
         got = f()
@@ -101,13 +120,13 @@ def depths(path: Path, sizes: list[int], repeat: int) -> None:
             lam, p = [int(x) for x in cs.lambda_J], [int(x) for x in cs.p]
 
             def rows(lam=lam, p=p, values=values) -> tuple[int, ...]:
-                return tuple(occupancy.coupled_depth(pra, mv, lam, p, values) for mv in moves)
+                return tuple(_coupled_depth(pra, mv, lam, p, values) for mv in moves)
 
             def per(count, lam=lam, p=p, values=values) -> tuple[int, ...]:
                 return tuple(_per_tile(pra, mv, lam, p, values, count) for mv in moves)
 
             t_walk, d_walk = _best(lambda per=per: per(occupancy.walk_tile), repeat)
-            t_tiles, d_tiles = _best(lambda per=per: per(occupancy.tile_window), repeat)
+            t_tiles, d_tiles = _best(lambda per=per: per(_one_tile), repeat)
             t_rows, d_rows = _best(rows, repeat)
             print(f"| {n} | {arr[0]}x{arr[1]} | {tuple(p)} | {tuple(lam)} | {t_walk:.4f} | "
                   f"{t_tiles:.5f} | {t_rows:.5f} | {t_walk / t_rows:.0f} | "
@@ -147,7 +166,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="256,1024,2048")
     ap.add_argument("--map-sizes", default="1024,2048")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--before", default="/work/main/src", type=Path)
+    ap.add_argument("--before", type=Path, help="the src folder of the tree to compare with")
     ap.add_argument("--no-map", action="store_true")
     ap.add_argument("--no-3d", action="store_true")
     args = ap.parse_args()
@@ -156,6 +175,9 @@ def main() -> None:
         path.write_text(BAND)
         print(f"load {os.getloadavg()[0]:.2f}, numpy {np.__version__}")
         depths(path, [int(x) for x in args.sizes.split(",")], args.repeat)
+        if args.before is None:
+            print("\n(map runs left out: give --before OLD_TREE/src to time them against it)")
+            return
         if not args.no_map:
             maps(path, [[f"N={x}", "W=8"] for x in args.map_sizes.split(",")], args.before)
         if not args.no_3d:

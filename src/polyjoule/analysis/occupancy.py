@@ -202,21 +202,6 @@ def _coupled_tiles(ranges: list[np.ndarray], coupled: list[tuple[np.ndarray, int
 Constraint = tuple[tuple[int, ...], int, bool]  # (coeffs, constant, equality) in a tile's j
 
 
-@lru_cache(maxsize=4096)
-def tile_window(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
-                lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
-    """(whether any point ``j`` of ``box`` meets ``cons``, the most of their starts
-    ``lam . j`` one window of ``wait`` cycles holds): :func:`tile_windows` of one tile."""
-    n = len(box)
-    has, deep = tile_windows(np.asarray([[x for x, _ in box]], dtype=np.int64),
-                             np.asarray([[y for _, y in box]], dtype=np.int64),
-                             np.asarray([[c for _, c, _ in cons]], dtype=np.int64).reshape(1, -1),
-                             np.asarray([v for v, _, _ in cons], dtype=np.int64).reshape(-1, n),
-                             np.asarray([e for _, _, e in cons], dtype=bool),
-                             np.asarray([lam], dtype=np.int64), np.asarray([wait]))
-    return bool(has[0]), int(deep[0])
-
-
 def tile_windows(a: np.ndarray, b: np.ndarray, const: np.ndarray, vecs: np.ndarray,
                  eqs: np.ndarray, lam: np.ndarray, wait: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -409,12 +394,6 @@ def _runs_windows(tile: np.ndarray, first: np.ndarray, last: np.ndarray, wait: n
     return out
 
 
-def run_window(first: np.ndarray, last: np.ndarray, wait: int) -> int:
-    """The most cycles of the runs ``[first, last]`` (a multiset: runs may overlap) one
-    window of ``wait`` cycles holds (:func:`run_windows`)."""
-    return int(run_windows(first, last, np.full(first.shape, wait)).max())
-
-
 def run_windows(first: np.ndarray, last: np.ndarray, wait: np.ndarray) -> np.ndarray:
     """Per run ``[first, last]`` of a multiset of them: the most cycles of all the runs one
     window of ``wait`` (that run's) cycles holds that starts at ``first`` or ends at
@@ -437,8 +416,9 @@ def run_windows(first: np.ndarray, last: np.ndarray, wait: np.ndarray) -> np.nda
 
 def walk_tile(box: tuple[tuple[int, int], ...], cons: tuple[Constraint, ...],
               lam: tuple[int, ...], wait: int) -> tuple[bool, int]:
-    """:func:`tile_window` by testing every point of the box (memory bound: at most
-    :data:`TILE_POINTS`)."""
+    """(whether any point ``j`` of ``box`` meets ``cons``, the most of their starts
+    ``lam . j`` one window of ``wait`` cycles holds) by testing every point of the box
+    (memory bound: at most :data:`TILE_POINTS`)."""
     points = int(np.prod([b - a + 1 for a, b in box], dtype=object))
     if points > TILE_POINTS:
         raise ResourceLimitError(
@@ -586,16 +566,10 @@ def box_windows(sizes: Sequence[np.ndarray], lam: Sequence[np.ndarray], wait: np
     return got[np.ravel(back)]
 
 
-def coupled_depth(pra: PRA, mv: Transport, lam: Sequence[int], p: Sequence[int],
-                  values: Mapping[str, int]) -> int:
-    """The deepest FIFO of one transport whose condition couples dims, at one point."""
-    return int(coupled_depths(pra, mv, [np.asarray([x]) for x in lam], [np.asarray([x]) for x in p],
-                              {k: np.asarray([v]) for k, v in values.items()})[0])
-
-
 def coupled_depths(pra: PRA, mv: Transport, lam: Sequence[np.ndarray], p: Sequence[np.ndarray],
                    values: Mapping[str, np.ndarray]) -> np.ndarray:
-    """:func:`coupled_depth` per point (arrays alike in shape): every tile of every point
+    """The deepest FIFO of one transport whose condition couples dims, per point (arrays
+    alike in shape): every tile of every point
     holding a box of consumers counted in one pass (:func:`tile_windows`), a block of
     points at a time (about :data:`TILE_BLOCK` tiles' places)."""
     lam_ = np.stack([np.asarray(x, dtype=np.int64).ravel() for x in lam], axis=1)

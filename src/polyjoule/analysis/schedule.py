@@ -28,7 +28,7 @@ from polyjoule.analysis.symbols import p_sym, t_sym
 from polyjoule.analysis.timing import Timing, statement_timing
 from polyjoule.errors import InfeasibleSchedule, SpecError
 from polyjoule.mapping.legality import Illegal, Verdict, phase_reason, phase_verdict, refusal
-from polyjoule.mapping.tiling import Tiling, phase_tile
+from polyjoule.mapping.tiling import Tiling, per_phase
 from polyjoule.model.pra import PRA, Kernel
 
 __all__ = ["ConcreteSchedule", "Schedule", "ScanSchedule", "Timing", "derive_schedule",
@@ -394,7 +394,7 @@ def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ..
     """One schedule per phase (a tile or order is used only by phases with as many dims); a
     phase without any scanning order refuses its points (:class:`Unschedulable`)."""
     _check_request(pi, w)
-    if order is not None and not any(len(order) == pra.n for pra in kernel.phases):
+    if order is not None and all(per_phase(pra, order) is None for pra in kernel.phases):
         dims = " or ".join(str(n) for n in sorted({pra.n for pra in kernel.phases}))
         raise SpecError(f"--order: {','.join(map(str, order))} names {len(order)} "
                         f"dim{'' if len(order) == 1 else 's'}; {kernel.name} has {dims} "
@@ -406,10 +406,9 @@ def kernel_schedules(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ..
         return list(hit)
     out = []
     for pra in kernel.phases:
-        tl = Tiling.of(pra, array, phase_tile(pra, tile))
-        o = order if order is not None and len(order) == pra.n else None
+        tl = Tiling.of(pra, array, per_phase(pra, tile))
         try:
-            out.append(derive_schedule(pra, tl, pi, w, o, op_latency))
+            out.append(derive_schedule(pra, tl, pi, w, per_phase(pra, order), op_latency))
         except InfeasibleSchedule as e:
             out.append(Unschedulable(pra, tl, Illegal("no-schedule", str(e))))
     if len(_CACHE) > 256:

@@ -104,6 +104,8 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
 KERNEL_HELP = "Built-in kernel name, PRA YAML file (.yaml) or C loop nest (.c); or give --einsum."
 EINSUM_HELP = "Einsum instead of KERNEL, e.g. 'C[m,n] += A[m,k]*B[k,n]'."
 EXTENTS_HELP = "Rank extents of --einsum, e.g. m=64,n=64,k=64 (they become its default dataset)."
+
+
 def parse_order(text: str | None) -> tuple[str, ...] | None:
     """``--order j,i``: dims innermost first (checked against the phase's dims when used)."""
     if text is None:
@@ -113,12 +115,12 @@ def parse_order(text: str | None) -> tuple[str, ...] | None:
 
 ORDER_HELP = ("Tile scanning order, dims innermost first, e.g. j,i (default: the best feasible "
               "order per phase and point).")
+
+
 def check_unplaced_tiles(tilings: Iterable[tuple[PRA, Tiling]], values: Mapping[str, int]) -> None:
     """A ``--tile`` size for a dim that is not on the array would be dropped (one tile spans
     such a dim, :meth:`Tiling.dropped`): refused unless it is that extent (what ``map``
     prints for it). Every command that takes ``--tile`` asks this before it runs."""
-    from polyjoule.errors import SpecError
-
     for pra, tiling in tilings:
         dropped = tiling.dropped(pra, {p: int(values[p]) for p in pra.params})
         if dropped:
@@ -130,10 +132,10 @@ def check_unplaced_tiles(tilings: Iterable[tuple[PRA, Tiling]], values: Mapping[
 
 def kernel_tilings(kernel: Kernel, array: tuple[int, ...], tile: tuple[int, ...] | None
                    ) -> list[tuple[PRA, Tiling]]:
-    """Each phase with the tiling the schedules and the simulator use (:func:`phase_tile`)."""
-    from polyjoule.mapping.tiling import Tiling, phase_tile
+    """Each phase with the tiling the schedules and the simulator use (:func:`per_phase`)."""
+    from polyjoule.mapping.tiling import Tiling, per_phase
 
-    return [(pra, Tiling.of(pra, array, phase_tile(pra, tile))) for pra in kernel.phases]
+    return [(pra, Tiling.of(pra, array, per_phase(pra, tile))) for pra in kernel.phases]
 
 
 SET_HELP = "Parameter values N0=..,N1=.. (repeatable; N=.. sets every one not given)."

@@ -75,6 +75,12 @@ class Schedulable(Protocol):
     def verdict(self, extents: Sequence[np.ndarray], p: Sequence[np.ndarray]) -> Verdict: ...
 
 
+def _too_many(extent: Any, p: Any, t: int) -> Any:
+    """Does a tile size ``p`` cut a non-empty ``extent`` into more than ``t`` tiles (ints or
+    arrays)?"""
+    return (extent >= 1) & (-(-extent // np.maximum(p, 1)) > t)
+
+
 def tile_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any]
                  ) -> tuple[Verdict, list[np.ndarray], list[np.ndarray]]:
     """The tiling rules, with the extents and tile sizes per dim (arrays)."""
@@ -90,9 +96,8 @@ def tile_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any]
         v = v.refuse(e < 1, Illegal("empty-dimension", f"dim {d.name}: extent {d.extent} below 1"))
         if not tiling.tiled(l):
             continue
-        many = (e >= 1) & (-(-e // np.maximum(p, 1)) > tiling.t[l])
-        v = v.refuse(many, Illegal("too-many-tiles",
-                                   f"dim {d.name}: the tile size needs more than {tiling.t[l]} tiles"))
+        v = v.refuse(_too_many(e, p, tiling.t[l]), Illegal(
+            "too-many-tiles", f"dim {d.name}: the tile size needs more than {tiling.t[l]} tiles"))
         v = v.refuse(p < need[l], Illegal(
             "tile-below-dependence", f"dim {d.name}: tile size below the dependence distance "
                                      f"{need[l]} (problem too small for the array, or --tile too small)"))
@@ -189,7 +194,7 @@ def phase_causes(pra: PRA, tiling: Tiling, values: Mapping[str, Any],
         out.add(Illegal("tile-below-dependence", f"dim {d.name}: tile size below the dependence "
                         f"distance {need}"), p < need)
         out.add(Illegal("too-many-tiles", f"dim {d.name}: the tile size needs more than "
-                        f"{tiling.t[l]} tiles"), (e >= 1) & (-(-e // np.maximum(p, 1)) > tiling.t[l]))
+                        f"{tiling.t[l]} tiles"), _too_many(e, p, tiling.t[l]))
     if schedule is not None:
         s = schedule.verdict(extents, [np.maximum(p, 1) for p in sizes])
         for c, why in enumerate(s.reasons):
@@ -221,7 +226,7 @@ def _tile_numbers(why: Illegal, phases: Sequence[tuple[PRA, Tiling]],
         for l, d in enumerate(pra.dims):
             e, p = int(d.extent.evaluate(vals)), max(int(sizes[l]), 1)
             if (tiling.tiled(l) and why.detail.startswith(f"dim {d.name}:")
-                    and e >= 1 and -(-e // p) > tiling.t[l]):
+                    and _too_many(e, p, tiling.t[l])):
                 return (f" (extent {e} in tiles of {p} is {-(-e // p)} tiles; tiles of "
                         f"{-(-e // tiling.t[l])} or more fit)")
     return ""

@@ -12,15 +12,19 @@ A transport ``x[i] = y[i - d]`` splits into cases per dimension with ``d_l != 0`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import TypeVar
 
 import numpy as np
 
 from polyjoule.errors import InfeasibleMapping, SpecError
 from polyjoule.model.affine import Affine, Constraint
 from polyjoule.model.pra import PRA, Statement
+
+#: one entry per dim of a kernel-wide option (tile sizes, dim names)
+S = TypeVar("S", bound=Sequence)
 
 #: Accesses one execution of a case makes, per class (see docs/model.md).
 PATHS: dict[str, dict[str, int]] = {
@@ -171,10 +175,11 @@ def cases(pra: PRA, tiling: Tiling) -> list[Case]:
     return out
 
 
-def phase_tile(pra: PRA, tile: tuple[int, ...] | None) -> tuple[int, ...] | None:
-    """A kernel's ``--tile`` as one phase uses it: phases with as many dims take it, the
-    others keep their default tile sizes (what the schedules and the simulator tile by)."""
-    return tile if tile is not None and len(tile) == pra.n else None
+def per_phase(pra: PRA, given: S | None) -> S | None:
+    """A kernel's option of one entry per dim (``--tile``, ``--order``) as one phase takes it:
+    phases with as many dims take it, the others keep their default (what the schedules and
+    the simulator tile and scan by)."""
+    return given if given is not None and len(given) == pra.n else None
 
 
 def min_tile(pra: PRA) -> tuple[int, ...]:
