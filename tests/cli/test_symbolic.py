@@ -161,3 +161,21 @@ def test_an_order_of_the_wrong_length_is_refused(tmp_path, command):
     ok = runner.invoke(app, [command, str(src), "--array", "2x2", "--set", "N=6,W=2",
                              "--order", "j,i", "--json"])
     assert ok.exit_code == 0, ok.output
+
+
+def test_utilisation_counts_the_band_not_its_bounding_box(tmp_path):
+    """A band tiled over its bounding box shows it: the line's iterations are the band's
+    points (counted here by brute force) and its ratio is theirs over PEs x latency."""
+    src = tmp_path / "band.c"
+    src.write_text("void band(int N, double A[N][N + 8], double x[N + 8], double y[N]) {\n"
+                   "  int i, j;\n  for (i = 0; i < N; i++)\n"
+                   "    for (j = i + 2; j < i + 7; j++)\n      y[i] += A[i][j] * x[j];\n}\n")
+    args = ["analyze", str(src), "--array", "4x4", "--set", "N=32"]
+    latency = _json(args)["latency_cycles"]
+    points = sum(1 for i in range(32) for j in range(i + 2, i + 7))
+    r = runner.invoke(app, args, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    line = next(s for s in r.output.splitlines() if s.startswith("PE utilisation"))
+    assert line == (f"PE utilisation {100 * points / (16 * latency):.3g}% ({points:,} iterations "
+                    f"on 16 PEs in {latency:,} cycles)")
+    assert points / (16 * latency) < 0.1  # the box's tiles are scheduled, not the band's

@@ -238,11 +238,14 @@ def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  #
                        for sym, v in zip(ph["lambda_J_symbolic"], ph["lambda_J"], strict=True))
         lk = ", ".join(f"{sym}={v}" if sym != str(v) else sym
                        for sym, v in zip(ph["lambda_K_symbolic"], ph["lambda_K"], strict=True))
-        out.append(f"schedule {ph['phase']}: order {'<'.join(ph['order'])} (innermost "
+        out.append(f"schedule {ph['phase']}: order {'/'.join(ph['order'])} (innermost "
                    f"first), lambda_J = ({lj}), lambda_K = ({lk}), L_c = {ph['L_c']}, "
                    f"latency {ph['latency_cycles']:,} cycles")
     if len(extra.get("schedule", [])) > 1:
         out.append(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
+    if extra.get("schedule"):  # a banded nest tiled over its bounding box shows here
+        out.append(f"PE utilisation {100 * extra['utilisation']:.3g}% ({extra['iterations']:,} iterations "
+                   f"on {a.array[0] * a.array[1]:,} PEs in {extra['latency_cycles']:,} cycles)")
     if "static_pj" in extra:
         per_op = extra["energy_per_op_pj"]
         out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(
