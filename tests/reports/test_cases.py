@@ -1,11 +1,12 @@
 """The per-statement table of ``analyze`` (:mod:`polyjoule.reports.cases`): a table when it
-fits, else stacked; never a line past the width, never a digit or a formula lost."""
+fits, else stacked; never a line past the width, never a digit or a formula lost (of a
+piecewise formula, the piece that holds at the point and a note saying which)."""
 
 from __future__ import annotations
 
 from rich.console import Console
 
-from polyjoule.reports.cases import CaseRow, formula_lines, print_cases
+from polyjoule.reports.cases import CaseRow, case_rows, formula_lines, print_cases
 
 LONG = ("N**2*TSTEPS - N**2*t0 - N*TSTEPS*t1 - 3*N*TSTEPS + N*t0*t1 + 3*N*t0 + 2*TSTEPS*t1 "
         "+ 2*TSTEPS - 2*t0*t1 - 2*t0")
@@ -77,3 +78,41 @@ def test_every_line_of_a_piecewise_formula_fits_with_its_semicolon() -> None:
         lines = formula_lines(formula, width, 6)
         assert all(len(x) <= width for x in lines), (width, formula)
         assert "".join("".join(lines).split()) == "".join(formula.split())  # nothing lost
+
+
+def _band_rows() -> list:
+    from polyjoule.analysis.analyze import PieceHere, VolumeRow
+
+    full = PIECEWISE.replace("; else 0", "; N - p1*t1 + p1 - 3 if t1 - 2 = 0; else 0")
+    return [VolumeRow("p", "S1", "ac[i] = A[i, j]", "input", "DR", "N**2 - 4*N + 4", 1_684_804,
+                      1.09e9),
+            VolumeRow("p", "S2", "ac[i] = a[t - 1, i + 1, j + 1]", "inter(t,i)", "ID", full,
+                      11_682, 46.7e3, PieceHere("TSTEPS*(N - 2)", 1, 2)),
+            VolumeRow("p", "S2", "ac[i] = a[t - 1, i + 1, j + 1]", "intra", "FD", full, 0, 0.0,
+                      PieceHere("0", None, 2))]
+
+
+def test_a_piecewise_formula_shows_its_piece_here_and_says_which() -> None:
+    rows = case_rows(_band_rows(), every_piece=False)
+    assert [r.formula for r in rows] == ["N**2 - 4*N + 4", "TSTEPS*(N - 2)", "0"]
+    assert rows[0].note == ""
+    assert rows[1].note == "(piece 1 of 2, the one that holds here; --wide shows all)"
+    assert rows[2].note == "(else 0: none of the 2 pieces holds here; --wide shows all)"
+    every = case_rows(_band_rows(), every_piece=True)
+    assert [r.formula for r in every] == [v.formula for v in _band_rows()]
+    assert all(r.note == "" for r in every)
+
+
+def test_a_note_follows_its_formula_on_its_line_or_the_next_within_the_width() -> None:
+    rows = case_rows(_band_rows(), every_piece=False)
+    long = CaseRow("p", "S3: x", "intra", "FD", LONG, "833,731,360", "834 uJ", rows[1].note)
+    for width in (60, 80, 120, 300):
+        lines = _render(width, [*rows, long])
+        assert max(len(x) for x in lines) <= width
+        text = _words("\n".join(lines))
+        for r in [*rows, long]:
+            assert _words(f"{r.formula} {r.note}".strip()) in text, (width, r)
+        assert PIECEWISE not in text
+    narrow = _render(60, [long])
+    at = next(i for i, x in enumerate(narrow) if "(piece 1 of 2" in x)
+    assert narrow[at].startswith(" " * 8 + "(piece") and narrow[at - 1].rstrip().endswith("t0")

@@ -55,13 +55,24 @@ def r_subst(pra: PRA, groups: list[Group]) -> dict[sympy.Symbol, sympy.Expr]:
 
 def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
     """A readable formula in loop bounds ``N``, tile sizes ``p`` and tile counts ``t``."""
-    return _display(f, pra, tuple(groups))
+    parts = display_pieces(f, pra, groups)
+    if not parts:
+        return "0"
+    if len(parts) == 1:
+        return parts[0][0]
+    return "; ".join(f"{e} if {c}" for e, c in parts) + "; else 0"
+
+
+def display_pieces(f: Formula, pra: PRA, groups: list[Group]) -> tuple[tuple[str, str], ...]:
+    """(expression, condition) of each piece of ``f`` as :func:`display` writes them."""
+    return _display_pieces(f, pra, tuple(groups))
 
 
 @lru_cache(maxsize=4096)
-def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
-    """:func:`display`, once per formula (sympy factoring is slow; analyses of one kernel on
-    one array share their formulas)."""
+def _display_pieces(f: Formula, pra: PRA, groups: tuple[Group, ...]
+                    ) -> tuple[tuple[str, str], ...]:
+    """:func:`display_pieces`, once per formula (sympy factoring is slow; analyses of one
+    kernel on one array share their formulas)."""
     import sympy
 
     sub = r_subst(pra, list(groups))
@@ -71,12 +82,8 @@ def _display(f: Formula, pra: PRA, groups: tuple[Group, ...]) -> str:
         cond = " or ".join(
             " and ".join(f"{sympy.expand(x.xreplace(sub))} {'=' if eq else '>='} 0" for x, eq in conj)
             or "true" for conj in conjs)
-        parts.append((e, cond))
-    if not parts:
-        return "0"
-    if len(parts) == 1:
-        return str(parts[0][0])
-    return "; ".join(f"{e} if {c}" for e, c in parts) + "; else 0"
+        parts.append((str(e), cond))
+    return tuple(parts)
 
 
 def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
@@ -114,8 +121,8 @@ class PhaseAnalysis:
         key = (k, sizes if self.volumes is None else None)
         if key not in self._display:
             f = self.volumes_for(sizes)[k].formula
-            terms = sum(len(p.terms) for p in f.pieces)
-            if self.volumes is None and terms > FIXED_TERMS_SHOWN:
+            if self._summarised(f):
+                terms = sum(len(p.terms) for p in f.pieces)
                 self._display[key] = (
                     f"quasi-polynomial in {', '.join(self.pra.params)}: {len(f.pieces)} "
                     f"piece{'s' * (len(f.pieces) > 1)}, {terms} terms "
@@ -123,6 +130,31 @@ class PhaseAnalysis:
             else:
                 self._display[key] = display(f, self.pra, self.groups)
         return self._display[key]
+
+    def _summarised(self, f: Formula) -> bool:
+        """Whether the text of ``f`` is a summary (:data:`FIXED_TERMS_SHOWN`)."""
+        return self.volumes is None and sum(len(p.terms) for p in f.pieces) > FIXED_TERMS_SHOWN
+
+    def piece_here(self, k: int, sizes: tuple[int, ...], env: Mapping[str, int]
+                   ) -> PieceHere | None:
+        """The piece of case ``k``'s formula that holds at ``env`` (its point), for a table
+        that shows that piece alone; None when the formula is not piecewise or its text is
+        a summary."""
+        f = self.volumes_for(sizes)[k].formula
+        if len(f.pieces) < 2 or self._summarised(f):
+            return None
+        i = f.piece_at(env)
+        text = "0" if i is None else display_pieces(f, self.pra, self.groups)[i][0]
+        return PieceHere(text, None if i is None else i + 1, len(f.pieces))
+
+
+@dataclass(frozen=True)
+class PieceHere:
+    """The piece of a piecewise case formula that holds at the evaluated point."""
+
+    text: str  # its expression; "0" where no piece holds (the formula's ``else 0``)
+    number: int | None  # from 1, in the formula's order; None: the ``else 0``
+    pieces: int  # the formula's pieces, its ``else 0`` not counted
 
 
 #: a fixed-tile formula (no closed form in the tile sizes) longer than this is summarised in
@@ -140,6 +172,7 @@ class VolumeRow:
     formula: str
     value: int
     energy_pj: float
+    here: PieceHere | None = None  # a piecewise formula's piece at this point (tables)
 
 
 @dataclass(frozen=True)
@@ -281,8 +314,10 @@ class Analysis:
         return kernel_verdict([(ph.pra, ph.tiling, s) for ph, s in zip(self.phases, self.schedules(),
                                                                         strict=True)], values)
 
-    def _volumes_at(self, values: Mapping[str, int]) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int]]:
-        """(phase, tile sizes, index, volume, its value) for every case at scalar ``values``."""
+    def _volumes_at(self, values: Mapping[str, int]
+                    ) -> Iterator[tuple[PhaseAnalysis, tuple[int, ...], int, Volume, int, dict[str, Any]]]:
+        """(phase, tile sizes, index, volume, its value, the formula's variables' values) for
+        every case at scalar ``values``."""
         check_parameters(self.kernel, values)
         for ph in self.phases:
             self._check_domain(ph, values)
@@ -295,7 +330,7 @@ class Analysis:
             vols = ph.volumes_for(sizes)
             env = symbolic_env(ph.pra, ph.tiling, ph.groups, vals, sizes) if ph.volumes is not None else vals
             for k, v in enumerate(vols):
-                yield ph, sizes, k, v, int(v.formula.evaluate(env))
+                yield ph, sizes, k, v, int(v.formula.evaluate(env)), env
 
     def evaluate(self, values: Mapping[str, int]) -> Result:
         """Counts, energies (dynamic and static), latency, power and the per-case report
@@ -311,7 +346,7 @@ class Analysis:
         tile_sizes: dict[str, tuple[int, ...]] = {}
         work: dict[str, int] = {}
         exact_pj: dict[str, Fraction] = {}  # rounded once, as a sweep rounds (analysis.exact)
-        for ph, sizes, k, v, n in self._volumes_at(values):
+        for ph, sizes, k, v, n, env in self._volumes_at(values):
             tile_sizes[ph.pra.name] = sizes
             bc, bo = case_energy(v, ph.pra, decl)
             for c, a in v.case.accesses.items():
@@ -325,7 +360,8 @@ class Analysis:
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
                                   ph.formula_text(k, sizes), n,
-                                  n * (sum(bc.values()) + sum(bo.values()))))
+                                  n * (sum(bc.values()) + sum(bo.values())),
+                                  ph.piece_here(k, sizes, env)))
         e_class.update({c: float(exact_pj.get(c, 0)) for c in CLASSES})
         e_op = {op: float(exact_pj[op]) for op in sorted(ops)}
         total = sum(e_class.values()) + sum(e_op.values())
@@ -353,7 +389,7 @@ class Analysis:
         statement per phase, summed) at scalar values: :meth:`evaluate` without the report."""
         out: dict[str, int] = dict.fromkeys(CLASSES, 0)
         work: dict[str, int] = {}
-        for ph, _, _, v, n in self._volumes_at(values):
+        for ph, _, _, v, n, _ in self._volumes_at(values):
             for c, k in v.case.accesses.items():
                 out[c] += n * k
             s = v.case.statement

@@ -58,6 +58,22 @@ def _lin(coeffs: tuple[int, ...], const: int, xs: list[Any]) -> Any:
     return out
 
 
+def _divs(piece: Piece, xs: list[Any]) -> list[Any]:
+    return [_lin(d.coeffs, d.const, xs) // d.den for d in piece.divs]
+
+
+def _inside(piece: Piece, xs: list[Any], divs: list[Any]) -> Any:
+    """Whether ``xs`` lie in the piece's domain (a bool, or a bool array for arrays)."""
+    inside: Any = False
+    for conj in piece.domain:
+        ok: Any = True
+        for c in conj:
+            v = _lin(c.coeffs, c.const, xs) + _lin(c.dcoeffs, 0, divs)
+            ok = ok & ((v == 0) if c.eq else (v >= 0))
+        inside = inside | ok
+    return inside
+
+
 @dataclass(frozen=True)
 class Formula:
     """A piecewise quasi-polynomial over ``vars`` with pairwise disjoint pieces."""
@@ -112,16 +128,8 @@ class Formula:
             xs = [int(x) for x in xs]
             total = 0
         for piece in self.pieces:
-            divs: list[Any] = []
-            for d in piece.divs:
-                divs.append(_lin(d.coeffs, d.const, xs) // d.den)
-            inside: Any = False
-            for conj in piece.domain:
-                ok: Any = True
-                for c in conj:
-                    v = _lin(c.coeffs, c.const, xs) + _lin(c.dcoeffs, 0, divs)
-                    ok = ok & ((v == 0) if c.eq else (v >= 0))
-                inside = inside | ok
+            divs = _divs(piece, xs)
+            inside = _inside(piece, xs, divs)
             if not vector and not inside:
                 continue
             allx = xs + divs
@@ -135,6 +143,13 @@ class Formula:
             value = num // piece.den
             total = total + (np.where(inside, value, 0) if vector else value)
         return total
+
+    def piece_at(self, env: Mapping[str, int]) -> int | None:
+        """The index of the piece whose domain holds at integer scalars ``env``, the one
+        :meth:`evaluate` counts there; None where none does (the formula is 0 there)."""
+        xs = [int(env[v]) for v in self.vars]
+        return next((i for i, piece in enumerate(self.pieces)
+                     if _inside(piece, xs, _divs(piece, xs))), None)
 
     @cached_property
     def _symbols(self) -> list[sympy.Symbol]:

@@ -95,7 +95,8 @@ def register(app: typer.Typer) -> None:
         energy_table: Path | None = typer.Option(None, "--energy-table", help="YAML overriding energies."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
         as_latex: bool = typer.Option(False, "--latex", help="Show formulas as LaTeX."),
-        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's width."),
+        wide: bool = typer.Option(False, "--wide", help="Full table, whatever the terminal's "
+                                  "width, every piece of a piecewise formula."),
         as_csv: bool = typer.Option(False, "--csv", help="Print the per-case table as CSV "
                                     "(exact counts and pJ)."),
         output: Path | None = typer.Option(None, "-o", "--output", help="Write the --json or "
@@ -134,7 +135,7 @@ def register(app: typer.Typer) -> None:
         elif fmt == "csv":
             emit(r.to_csv(), output)
         else:
-            _print(k, a, r, extra, wide, evaluated)
+            _print(k, a, r, extra, wide, evaluated, every_piece=as_latex)
             if as_latex:
                 from polyjoule.reports.tables import echo
 
@@ -208,15 +209,14 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-untyped-def]
-           evaluated: float | None = None) -> None:
-    from polyjoule.reports.cases import CaseRow, print_cases
+           evaluated: float | None = None, every_piece: bool = False) -> None:
+    """The tables and the summary; ``every_piece``: piecewise formulas whole (also ``wide``)."""
+    from polyjoule.reports.cases import case_rows, print_cases
     from polyjoule.reports.tables import Column, console, count, echo, energy, print_table
 
     con = console(wide)
-    print_cases(
-        run_title(k.name, a.array, r.values),
-        [CaseRow(v.phase, f"{v.statement}: {v.text}", v.case, v.cls, v.formula, count(v.value),
-              energy(v.energy_pj)) for v in r.volumes], con)
+    print_cases(run_title(k.name, a.array, r.values), case_rows(r.volumes, wide or every_piece),
+                con)
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
              for op, n in r.counts["ops"].items()]

@@ -4,7 +4,12 @@ When the table fits the terminal unwrapped it is printed as a table. Otherwise (
 formulas run to a hundred characters, a statement's text to forty) it is printed stacked:
 each statement on a line of its own, its cases under it in aligned columns, and a formula too
 long for the rest of its case's line on lines of its own, broken before an operator
-(``+``, ``-``, ``if``, ``and``, ``or``) and indented. Every digit and every formula is kept.
+(``+``, ``-``, ``if``, ``and``, ``or``) and indented. Every digit is kept.
+
+A piecewise formula (a band's formulas run to a dozen pieces of long conditions) shows the
+piece that holds at the evaluated point, whose value is the executions column, and a note
+saying which of how many; ``every_piece`` (``--wide``, ``--latex``) shows them all, as
+``--json`` and ``--csv`` always do.
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from polyjoule.reports.tables import Column, print_table, wrap
+from polyjoule.reports.tables import Column, count, energy, print_table, wrap
+
+if TYPE_CHECKING:
+    from polyjoule.analysis.analyze import PieceHere, VolumeRow
 
 #: where a formula is broken first: before a condition's keyword (``if``, ``and``, ``or``);
 #: a piece of a piecewise formula (after ``;``) starts a line; a clause still too long for a
@@ -38,6 +47,24 @@ class CaseRow:
     formula: str
     executions: str
     energy: str
+    note: str = ""  # after the formula: which piece of a piecewise formula it is
+
+
+def case_rows(volumes: Sequence[VolumeRow], every_piece: bool) -> list[CaseRow]:
+    """The rows of a result's cases: of a piecewise formula the piece that holds at the
+    point and a note, or (``every_piece``) the whole formula."""
+    return [CaseRow(v.phase, f"{v.statement}: {v.text}", v.case, v.cls,
+                    v.formula if every_piece or v.here is None else v.here.text,
+                    count(v.value), energy(v.energy_pj),
+                    "" if every_piece or v.here is None else piece_note(v.here))
+            for v in volumes]
+
+
+def piece_note(here: PieceHere) -> str:
+    """``(piece 2 of 7, the one that holds here; --wide shows all)``."""
+    if here.number is None:
+        return f"(else 0: none of the {here.pieces} pieces holds here; --wide shows all)"
+    return f"(piece {here.number} of {here.pieces}, the one that holds here; --wide shows all)"
 
 
 def print_cases(title: str, cases: Sequence[CaseRow], con: Console) -> None:
@@ -46,7 +73,7 @@ def print_cases(title: str, cases: Sequence[CaseRow], con: Console) -> None:
     columns = [Column("phase", fold=False), Column("statement", fold=False),
                *(Column(h, fold=False) for h in HEADS[:2]), Column("formula", fold=False),
                Column("executions", number=True), Column("energy", number=True)]
-    rows = [(c.phase if multi else "", c.statement, c.case, c.cls, c.formula, c.executions,
+    rows = [(c.phase if multi else "", c.statement, c.case, c.cls, _noted(c), c.executions,
              c.energy) for c in cases]
     if _table_width(columns, rows) <= con.width:
         print_table(title, columns, rows, con=con)
@@ -78,11 +105,25 @@ def stacked(title: str, cases: Sequence[CaseRow], line_width: int, multi: bool) 
             out += wrap(c.statement, line_width, indent=4)
             statement = c.statement
         row = f"  {c.case:<{w[0]}}  {c.cls:<{w[1]}}  {c.executions:>{w[2]}}  {c.energy:>{w[3]}}"
-        if len(row) + 2 + len(c.formula) <= line_width:
-            out.append(f"{row}  {c.formula}")
+        if len(row) + 2 + len(_noted(c)) <= line_width:
+            out.append(f"{row}  {_noted(c)}")
         else:
-            out += [row, *formula_lines(c.formula, line_width, FORMULA_INDENT)]
+            out += [row, *_noted_lines(c, line_width)]
     return out
+
+
+def _noted(c: CaseRow) -> str:
+    return f"{c.formula}  {c.note}" if c.note else c.formula
+
+
+def _noted_lines(c: CaseRow, line_width: int) -> list[str]:
+    """The formula on lines of its own, its note after it (on a line of its own if need be)."""
+    lines = formula_lines(c.formula, line_width, FORMULA_INDENT)
+    if not c.note:
+        return lines
+    if len(lines[-1]) + 2 + len(c.note) <= line_width:
+        return [*lines[:-1], f"{lines[-1]}  {c.note}"]
+    return lines + wrap(" " * (FORMULA_INDENT + 2) + c.note, line_width)
 
 
 def formula_lines(formula: str, line_width: int, indent: int) -> list[str]:
