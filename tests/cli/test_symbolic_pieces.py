@@ -111,3 +111,23 @@ def test_wide_shows_every_piece(band: Path) -> None:
     assert "--wide shows all" not in text
     assert {k for v in data["volumes"] for k in v} == {
         "phase", "statement", "text", "case", "class", "formula", "value", "energy_pj"}
+
+
+def test_a_single_piece_that_does_not_hold_is_shown_with_its_condition() -> None:
+    """floyd-warshall's ``N**2`` case has points only where ``p1 = 1``: on 4x4 its row is 0,
+    the table says why, and ``--json`` writes the condition (evaluated here by sympy: 0)."""
+    args = ["floyd-warshall", "--array", "4x4"]
+    text, data = _run(*args), json.loads(_run(*args, "--json"))
+    notes = [x for x in text.splitlines() if "its one piece does not hold here" in x]
+    assert notes and all(x.strip().startswith("0  (else 0:") for x in notes)
+    point = _point(data, data["values"])
+    single = [v for v in data["volumes"] if v["formula"].count("; ") == 1]
+    assert len(single) == len(notes)
+    for v in single:
+        expr, cond = v["formula"].removesuffix("; else 0").split(" if ")
+        names = {str(s): s for s in point}
+        holds = all(sympy.sympify(c.replace(" = 0", ""), locals=names).subs(point) == 0
+                    if " = 0" in c else sympy.sympify(c, locals=names).subs(point)
+                    for c in cond.split(" and "))
+        assert v["value"] == 0 and not holds and " or " not in cond
+        assert sympy.sympify(expr, locals=names).subs(point) != 0  # bare, it would not be 0

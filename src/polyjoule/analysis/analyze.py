@@ -58,8 +58,13 @@ def display(f: Formula, pra: PRA, groups: list[Group]) -> str:
     parts = display_pieces(f, pra, groups)
     if not parts:
         return "0"
-    if len(parts) == 1:
+    if len(parts) == 1:  # its condition is where the case has points: mostly where it is 0
         return parts[0][0]
+    return conditional(parts)
+
+
+def conditional(parts: Sequence[tuple[str, str]]) -> str:
+    """Pieces written with their conditions: ``e1 if c1; e2 if c2; else 0``."""
     return "; ".join(f"{e} if {c}" for e, c in parts) + "; else 0"
 
 
@@ -141,11 +146,21 @@ class PhaseAnalysis:
         that shows that piece alone; None when the formula is not piecewise or its text is
         a summary."""
         f = self.volumes_for(sizes)[k].formula
-        if len(f.pieces) < 2 or self._summarised(f):
+        if not f.pieces or self._summarised(f):
             return None
         i = f.piece_at(env)
+        if len(f.pieces) == 1 and i is not None:
+            return None  # the formula as shown holds here
         text = "0" if i is None else display_pieces(f, self.pra, self.groups)[i][0]
         return PieceHere(text, None if i is None else i + 1, len(f.pieces))
+
+    def row_text(self, k: int, sizes: tuple[int, ...], here: PieceHere | None) -> str:
+        """Case ``k``'s formula for a row: a single piece that does not hold at the row's
+        point is written with its condition (shown bare, it would not be 0 there)."""
+        if here is not None and here.pieces == 1:
+            f = self.volumes_for(sizes)[k].formula
+            return conditional(display_pieces(f, self.pra, self.groups))
+        return self.formula_text(k, sizes)
 
 
 @dataclass(frozen=True)
@@ -358,10 +373,10 @@ class Analysis:
                 exact_pj[op] = exact_pj.get(op, 0) + n * m * Fraction(decl.energy.op(ph.pra.dtype, op))
             if s.kind == "compute":
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
+            here = ph.piece_here(k, sizes, env)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
-                                  ph.formula_text(k, sizes), n,
-                                  n * (sum(bc.values()) + sum(bo.values())),
-                                  ph.piece_here(k, sizes, env)))
+                                  ph.row_text(k, sizes, here), n,
+                                  n * (sum(bc.values()) + sum(bo.values())), here))
         e_class.update({c: float(exact_pj.get(c, 0)) for c in CLASSES})
         e_op = {op: float(exact_pj[op]) for op in sorted(ops)}
         total = sum(e_class.values()) + sum(e_op.values())

@@ -62,6 +62,8 @@ def case_rows(volumes: Sequence[VolumeRow], every_piece: bool) -> list[CaseRow]:
 
 def piece_note(here: PieceHere) -> str:
     """``(piece 2 of 7, the one that holds here; --wide shows all)``."""
+    if here.pieces == 1:
+        return "(else 0: its one piece does not hold here; --wide shows it)"
     if here.number is None:
         return f"(else 0: none of the {here.pieces} pieces holds here; --wide shows all)"
     return f"(piece {here.number} of {here.pieces}, the one that holds here; --wide shows all)"
