@@ -50,7 +50,7 @@ def test_schedule_and_totals_are_the_analysis(worked):
     assert energy_text(r.energy_pj["total"]) == "32.2 nJ"
     assert "32.2 nJ" in page.split('class="cards"')[1].split("</div>\n</div>")[0]
     schedule = page.split('id="schedule"')[1].split("</section>")[0]
-    assert "i0 &lt; i1" in schedule and "(1, 2)" in schedule and "(2, 5)" in schedule
+    assert "i0 / i1" in schedule and "(1, 2)" in schedule and "(2, 5)" in schedule
 
 
 def test_a_large_size_is_drawn_smaller_and_said_so():

@@ -87,6 +87,9 @@ def register(app: typer.Typer) -> None:
         extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/arch.md)."),
+        machine: str | None = typer.Option(None, "--machine", help="An array declaration file "
+                                           "whose grid --array ROWSxCOLS takes part of (as map "
+                                           "prices a mapping on part of its machine)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         axes: str | None = typer.Option(None, "--axes", help=AXES_HELP),
         order: str | None = typer.Option(None, "--order", help=ORDER_HELP),
@@ -108,13 +111,13 @@ def register(app: typer.Typer) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
         from polyjoule.mapping.placement import parse_axes, place_kernel
-        from polyjoule.targets.tcpa.array import array_of
+        from polyjoule.targets.tcpa.array import array_on
         from polyjoule.targets.tcpa.energy import load_table
 
         fmt = output_format(as_json, as_csv, output)
         k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
         values = resolve_values(k, set_, dataset)
-        decl = array_of(array)
+        decl = array_on(array, machine)
         table = load_table(energy_table, base=decl.energy)
         from polyjoule.dse.cache import FormulaCache
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -203,12 +203,39 @@ def parse_shape(text: str, what: str = "--array") -> tuple[int, int]:
     return rows, cols
 
 
+def is_declaration_file(text: str) -> bool:
+    """Whether ``--array``/``--machine`` text names a declaration file (not ``ROWSxCOLS``)."""
+    return text.endswith((".yaml", ".yml")) or Path(text).is_file()
+
+
 def array_of(text: str, what: str = "--array") -> ProcessorArray:
     """``ROWSxCOLS`` (1-D: ``1xC``): the shipped declaration with that grid; or a
     declaration file."""
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
+    if is_declaration_file(text):
         return load_array(text)
     if Path(text).is_dir():
         raise SpecError(f"{what}: {text!r} is a directory; give ROWSxCOLS (e.g. 8x8) or an "
                         "array declaration file (.yaml, docs/arch.md)")
     return default_array(parse_shape(text, what))
+
+
+def on_grid(array: ProcessorArray, shape: tuple[int, int]) -> ProcessorArray:
+    """The declaration on a grid of ``shape`` PEs: a mapping that uses part of the machine's
+    grid is priced on that part (its PEs, borders and leakage)."""
+    return replace(array, rows=shape[0], cols=shape[1])
+
+
+def array_on(text: str, machine: str | None) -> ProcessorArray:
+    """``--array`` on ``--machine``: without a machine, :func:`array_of`; with one, the
+    grid ``ROWSxCOLS`` taken from that machine's (no larger than it)."""
+    if machine is None:
+        return array_of(text)
+    base = array_of(machine, "--machine")
+    if is_declaration_file(text):
+        raise SpecError(f"--array {text}: with --machine, give the grid used as ROWSxCOLS "
+                        f"(the declaration is {machine})")
+    rows, cols = parse_shape(text)
+    if rows > base.rows or cols > base.cols:
+        raise SpecError(f"--array {rows}x{cols}: larger than the {base.rows}x{base.cols} grid "
+                        f"of --machine {machine}")
+    return on_grid(base, (rows, cols))

@@ -14,7 +14,7 @@ does it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from polyjoule.analysis.occupancy import ExactFifos
 from polyjoule.mapping.legality import Causes, Illegal, phase_causes
 from polyjoule.mapping.placement import place_kernel
 from polyjoule.mapping.tiling import Tiling
-from polyjoule.targets.tcpa.array import ProcessorArray
+from polyjoule.targets.tcpa.array import ProcessorArray, on_grid
 from polyjoule.targets.tcpa.tiles import Points
 
 STRUCTURAL = ("empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule")
@@ -137,7 +137,7 @@ def _analysis(kernel: Any, shape: tuple[int, int], array: ProcessorArray,
     if hit is None or hit[0] is not array:
         if len(_ANALYSES) > 256:
             _ANALYSES.clear()
-        grid = replace(array, rows=shape[0], cols=shape[1])
+        grid = on_grid(array, shape)
         hit = _ANALYSES[key] = (array, analyze(kernel, grid, store=store))
     return hit[1]
 
@@ -341,8 +341,8 @@ def _leakage_uw(array: ProcessorArray, n_pes: np.ndarray) -> np.ndarray:
     the PE count, the I/O buffers fixed (:func:`~polyjoule.targets.tcpa.power.leakage_uw`)."""
     from polyjoule.targets.tcpa import power
 
-    one = sum(power.leakage_uw(replace(array, rows=1, cols=1)).values())
-    two = sum(power.leakage_uw(replace(array, rows=1, cols=2)).values())
+    one = sum(power.leakage_uw(on_grid(array, (1, 1))).values())
+    two = sum(power.leakage_uw(on_grid(array, (1, 2))).values())
     return (one - (two - one)) + (two - one) * np.asarray(n_pes, dtype=np.float64)
 
 

@@ -29,7 +29,12 @@ from polyjoule.mapping.legality import Causes
 from polyjoule.search.census import Census
 from polyjoule.search.cost import Cost, Priced
 from polyjoule.search.mapspace import Mapspace
-from polyjoule.targets.tcpa.array import ProcessorArray, array_of, default_array
+from polyjoule.targets.tcpa.array import (
+    ProcessorArray,
+    array_of,
+    default_array,
+    is_declaration_file,
+)
 from polyjoule.targets.tcpa.pricing import (
     STRUCTURAL,
     clear_memos,
@@ -83,9 +88,13 @@ class TcpaMapping:
             ax = ",".join(f"{a}={p}" for a, p in zip(self.axes, self.tile, strict=False))
         return f"{self.array[0]}x{self.array[1]} {ax} {o}"
 
-    def command(self, kernel: str) -> str:
-        """The ``polyjoule analyze`` command that prices this mapping alone."""
-        out = f"polyjoule analyze {kernel} --array {self.array[0]}x{self.array[1]}"
+    def command(self, kernel: str, machine: str | None = None) -> str:
+        """The ``polyjoule analyze`` command that prices this mapping alone (``machine``: the
+        declaration file searched, whose grid ``--array`` then selects from)."""
+        out = f"polyjoule analyze {kernel}"
+        if machine is not None:
+            out += f" --machine {machine}"
+        out += f" --array {self.array[0]}x{self.array[1]}"
         if self.axes:
             out += f" --axes {','.join(self.axes)}"
         if self.tile is not None:
@@ -144,6 +153,9 @@ class TcpaTarget:
     #: where derived formulas and schedules are kept between runs (a
     #: ``polyjoule.dse.cache.FormulaCache``), or None to derive every time
     store: Any = None
+    #: the declaration file searched (``--machine FILE``), for the commands printed; None:
+    #: the shipped declaration, whose grids ``--array ROWSxCOLS`` names alone
+    machine: str | None = None
     name: str = "tcpa"
     cause_kinds: dict[str, Kind] = field(default_factory=lambda: dict(KINDS))
     relievable: tuple[str, ...] = CAPACITY
@@ -165,7 +177,10 @@ class TcpaTarget:
         return f"machine: {self.describe()}"
 
     def on_machine(self, machine: str | None) -> TcpaTarget:
-        return replace(self, array=default_array() if machine is None else array_of(machine))
+        if machine is None:
+            return replace(self, array=default_array(), machine=None)
+        return replace(self, array=array_of(machine, "--machine"),
+                       machine=machine if is_declaration_file(machine) else None)
 
     def with_objective(self, objective: str | None, table: str | None) -> TcpaTarget:
         if table is not None:
@@ -483,7 +498,7 @@ def _rank(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str], top: i
     ranked_size = size[ok][order]
     start = np.searchsorted(ranked_size, ranked_size, side="left")
     keep = order[np.arange(order.size) - start < top]
-    rows = [_row(blocks[b], int(i), relieve)
+    rows = [_row(blocks[b], int(i), relieve, tgt.machine)
             for b, i in zip(bi[ok][keep], idx[ok][keep], strict=True)]
     considered = np.bincount(size, minlength=len(sizes))
     fit = np.bincount(size[ok], minlength=len(sizes))
@@ -542,16 +557,17 @@ def _size_index(blocks: list[_Block], params: list[str]) -> tuple[np.ndarray, np
     return rank[key], np.stack(cols[::-1], axis=1)
 
 
-def _row(b: _Block, i: int, relieve: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _row(b: _Block, i: int, relieve: frozenset[str] = frozenset(),
+         machine: str | None = None) -> dict[str, Any]:
     """One ranked mapping as ``map`` shows it (and ``--json`` gives it); ``relieved``: the
-    relieved causes that would refuse it."""
+    relieved causes that would refuse it; ``machine``: the declaration file searched."""
     m = _at(b, i)
     flagged = [c for c in sorted(relieve)
                if c in b.causes.masks and bool(np.asarray(b.causes.masks[c]).reshape(-1)[i])]
     return {"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
             "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
             "order": "auto" if m.order is None else "/".join(m.order),
-            "values": dict(m.values), "analyze": m.command(m.kernel),
+            "values": dict(m.values), "analyze": m.command(m.kernel, machine),
             "latency": int(b.price["latency"][i]),
             "energy_pj": round(float(b.price["energy_pj"][i]), 3),
             "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
