@@ -179,3 +179,22 @@ def test_utilisation_counts_the_band_not_its_bounding_box(tmp_path):
     assert line == (f"PE utilisation {100 * points / (16 * latency):.3g}% ({points:,} iterations "
                     f"on 16 PEs in {latency:,} cycles)")
     assert points / (16 * latency) < 0.1  # the box's tiles are scheduled, not the band's
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["analyze", "gemm", "--array", "1x4", "--axes", "i,j"], "--axes: 2 dims for a 1x4 array"),
+    (["validate", "gemm", "--array", "4x1", "--axes", "i,j"], "--axes: 2 dims for a 4x1 array"),
+    (["analyze", "--einsum", "C[m,n] += A[m,k]*B[k,n]", "--extents", "m=4,n=4,k=4,k=5"],
+     "--extents: rank k given twice (k=4, k=5)"),
+    (["analyze", "--einsum", "C[m,n] += A[m,k]*B[k,n]", "--extents", "m=0,n=4,k=4"],
+     "--extents: m=0: an extent is at least 1"),
+    (["analyze", "gemm", "--csv", "-o", "{tmp}/out.json"], "a .json file for --csv output"),
+    (["analyze", "{tmp}"], "a directory; give a kernel file in it"),
+])
+def test_input_that_was_taken_without_a_word_is_refused(tmp_path, args, says):
+    """Each was accepted before: the second dim dropped on a 1-D array, the last of two
+    extents kept, CSV written into a .json file, a directory called no such file."""
+    r = runner.invoke(app, [a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert r.exit_code == 2, r.output
+    assert says in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out.json").exists()

@@ -98,8 +98,9 @@ def _common(kernel: str | None, einsum: str | None, extents: str | None, array: 
     from polyjoule.cli.symbolic import parse_array
     from polyjoule.mapping.placement import parse_axes, place_kernel
 
-    k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
-    return k, parse_array(array), parse_ints(tile, "--tile")
+    k = load_kernel(kernel, einsum, extents)
+    shape = parse_array(array)
+    return place_kernel(k, parse_axes(axes), shape), shape, parse_ints(tile, "--tile")
 
 
 def _simulated(k: Kernel, arr: tuple[int, int], tl: Any, values: dict[str, int],

@@ -115,9 +115,9 @@ def register(app: typer.Typer) -> None:
         from polyjoule.targets.tcpa.energy import load_table
 
         fmt = output_format(as_json, as_csv, output)
-        k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes))
-        values = resolve_values(k, set_, dataset)
         decl = array_on(array, machine)
+        k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes), decl.shape)
+        values = resolve_values(k, set_, dataset)
         table = load_table(energy_table, base=decl.energy)
         from polyjoule.dse.cache import FormulaCache
 
@@ -192,7 +192,12 @@ def output_format(as_json: bool, as_csv: bool, output: Path | None) -> str:
     if as_json and as_csv:
         raise SpecError("--json and --csv: give one of them")
     if as_json or as_csv:
-        return "json" if as_json else "csv"
+        fmt = "json" if as_json else "csv"
+        other = {"json": ".csv", "csv": ".json"}[fmt]
+        if output is not None and output.suffix.lower() == other:
+            raise SpecError(f"-o {output}: a {other} file for --{fmt} output (name it "
+                            f"{output.with_suffix('.' + fmt).name}, or drop --{fmt})")
+        return fmt
     if output is None:
         return "table"
     if output.suffix.lower() in (".json", ".csv"):

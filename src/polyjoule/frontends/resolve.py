@@ -86,6 +86,9 @@ def unknown_kernel(name: str, known: list[str]) -> UnknownNameError:
     hint = (f"did you mean {', '.join(close)}? `polyjoule list` shows all {len(known)}" if close
             else f"built-in: {', '.join(known)}" if len(known) <= 8
             else f"`polyjoule list` shows the {len(known)} built-in ones")
+    if Path(name).is_dir():
+        return UnknownNameError(f"{name}: a directory; give a kernel file in it (.c or .yaml), "
+                                "a built-in kernel or --einsum")
     if "/" in name or Path(name).suffix:
         return UnknownNameError(f"{name}: no such file, and not a built-in kernel ({hint})")
     return UnknownNameError(f"unknown kernel {name!r} ({hint}; "
@@ -103,10 +106,16 @@ def parse_extents(extents: Mapping[str, int] | str | None) -> dict[str, int] | N
         k, eq, v = item.partition("=")
         if not eq:
             raise SpecError(f"--extents: {item!r} is not RANK=VALUE")
+        k = k.strip()
         try:
-            out[k.strip()] = int(v)
+            n = int(v)
         except ValueError:
-            raise SpecError(f"--extents: {k.strip()}: {v!r} is not an integer") from None
+            raise SpecError(f"--extents: {k}: {v!r} is not an integer") from None
+        if k in out:
+            raise SpecError(f"--extents: rank {k} given twice ({k}={out[k]}, {k}={n})")
+        if n < 1:
+            raise SpecError(f"--extents: {k}={n}: an extent is at least 1")
+        out[k] = n
     return out
 
 

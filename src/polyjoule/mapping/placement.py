@@ -33,17 +33,21 @@ def place(pra: PRA, axes: Sequence[str]) -> PRA:
     return replace(pra, dims=tuple(pra.dims[l] for l in perm), statements=stmts)
 
 
-def place_kernel(kernel: Kernel, axes: Sequence[str] | None) -> Kernel:
-    """Every phase of ``kernel`` placed by ``axes`` (None or empty: unchanged)."""
+def place_kernel(kernel: Kernel, axes: Sequence[str] | None,
+                 shape: tuple[int, int] | None = None) -> Kernel:
+    """Every phase of ``kernel`` placed by ``axes`` (None or empty: unchanged) on an array of
+    ``shape`` when given (a 1-D array places one dim)."""
     if not axes:
         return kernel
-    check_axes(kernel, axes)
+    check_axes(kernel, axes, shape=shape)
     phases = tuple(place(ph, axes) for ph in kernel.phases)
     return kernel if phases == kernel.phases else replace(kernel, phases=phases)
 
 
-def check_axes(kernel: Kernel, axes: Sequence[str], what: str = "--axes") -> None:
-    """Named dims of the kernel, none twice, at most one per array axis."""
+def check_axes(kernel: Kernel, axes: Sequence[str], what: str = "--axes",
+               shape: tuple[int, int] | None = None) -> None:
+    """Named dims of the kernel, none twice, at most one per array axis (of ``shape``'s when
+    given: a dim beyond them would be dropped without a word)."""
     known = dim_names(kernel)
     for a in axes:
         if a not in known:
@@ -53,6 +57,9 @@ def check_axes(kernel: Kernel, axes: Sequence[str], what: str = "--axes") -> Non
         raise SpecError(f"{what}: a dim is named twice in {','.join(axes)}")
     if len(axes) > 2:
         raise SpecError(f"{what}: {len(axes)} dims for an array of two axes (rows, cols)")
+    if shape is not None and len(axes) > max(1, sum(a != 1 for a in shape)):
+        raise SpecError(f"{what}: {len(axes)} dims for a {shape[0]}x{shape[1]} array, which "
+                        f"places one (give --axes {axes[0]})")
 
 
 def parse_axes(text: str | None) -> tuple[str, ...] | None:

@@ -179,7 +179,7 @@ class TcpaTarget:
     def on_machine(self, machine: str | None) -> TcpaTarget:
         if machine is None:
             return replace(self, array=default_array(), machine=None)
-        return replace(self, array=array_of(machine, "--machine"),
+        return replace(self, array=array_of(machine),
                        machine=machine if is_declaration_file(machine) else None)
 
     def with_objective(self, objective: str | None, table: str | None) -> TcpaTarget:
