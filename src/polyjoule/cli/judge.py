@@ -93,11 +93,13 @@ def _corpus(build: Any, seed: int, wide: bool = False) -> None:
                                                     "ref cosim", "cosim"))],
                 [_row(v) for v in verdicts], wide=wide)
     n = Counter(v.status for v in verdicts)
-    line = (f"JUDGE corpus build={build.name} specs={len(verdicts)} "
-            + " ".join(f"{s.replace(' ', '_')}={n[s]}" for s in STATUSES))
-    typer.echo(line)
+    counts = " ".join(f"{s.replace(' ', '_')}={n[s]}" for s in STATUSES)
+    # two grep-able lines, each within 80 columns (the six counts sum to the 22 specs)
+    typer.echo(f"JUDGE corpus build={build.name} specs={len(verdicts)}")
+    typer.echo(f"JUDGE corpus {counts}")
     if any(v.failed for v in verdicts):
-        raise ValidationMismatch(line)
+        raise ValidationMismatch(f"judge --corpus: WRONG={n['WRONG']} "
+                                 f"REJECTED={n['REJECTED']}")
 
 
 def _list() -> None:

@@ -41,6 +41,14 @@ def _load(path: Path, build):  # -> list[Instr]
     return load_program(path, build.cfg)
 
 
+def _admit(path: Path, prog, cfg):  # -> Admitted
+    """The one gate of every command that runs, prices or writes a program: the checker,
+    then the encoding limits (``assembler.admit``); a refusal names the file and the rule."""
+    from polyjoule.targets.tinytpu.assembler import admit
+
+    return _in_file(path, admit, prog, cfg)
+
+
 def _in_file(path: Path, fn, *args):
     try:
         return fn(*args)
@@ -92,14 +100,14 @@ def check_cmd(
 ) -> None:
     """Run every checker rule and the encoding limits; exit 2 naming the first broken rule."""
     from polyjoule.reports.tables import echo
-    from polyjoule.targets.tinytpu.assembler import assemble, header
+    from polyjoule.targets.tinytpu.assembler import header_of
 
     build = _build(machine, config)
     cfg = build.cfg
     prog = _load(program, build)
-    words = _in_file(program, assemble, prog, cfg)
-    h = header(prog, cfg)
-    echo(f"{program}: ok: {len(prog)} static instructions, {len(words)} words "
+    ok = _admit(program, prog, cfg)
+    h = header_of(prog, ok.stream, cfg)
+    echo(f"{program}: ok: {len(prog)} static instructions, {len(ok.words)} words "
          f"(IMEM_SIZE={cfg.IMEM_SIZE})")
     for k, v in dataclasses.asdict(h).items():
         echo(f"  {k:16s} {v}", indent=19)
@@ -132,17 +140,18 @@ def run_cmd(
 
     from polyjoule.errors import ValidationMismatch
     from polyjoule.reports.tables import echo, width
-    from polyjoule.targets.tinytpu.refmodel import gemm_expected, run
+    from polyjoule.targets.tinytpu.refmodel import execute, gemm_expected
 
     build = _build(machine, config)
     cfg = build.cfg
     prog = _load(program, build)
+    stream = _admit(program, prog, cfg).stream
     rng = np.random.default_rng(seed)
     shape = (cfg.MAXDIM, cfg.MAXDIM)
     lo, hi = (-128, 128) if full_range else (-8, 9)
     A = _npy(a, shape) if a else rng.integers(lo, hi, shape, dtype=np.int8)
     B = _npy(b, shape) if b else rng.integers(lo, hi, shape, dtype=np.int8)
-    C = _in_file(program, run, prog, A, B, np.zeros(shape, np.int8), cfg)
+    C = execute(stream, A, B, np.zeros(shape, np.int8), cfg)
     if gemm is not None:
         dims = _shape(gemm)
         tag: tuple[int, int, int, bool] | None = (*dims, relu)
@@ -212,13 +221,12 @@ def cycles_cmd(
 ) -> None:
     """Estimate ap_start→ap_done cycles with the event model, with a per-unit breakdown."""
     from polyjoule.reports.tables import echo
-    from polyjoule.targets.tinytpu.assembler import check_program
     from polyjoule.targets.tinytpu.cycles import simulate
 
     build = _build(machine, config)
     cfg = build.cfg
     prog = _load(program, build)
-    _in_file(program, check_program, prog, cfg)
+    _admit(program, prog, cfg)
     res = simulate(prog, cfg)
     echo(f"{program}: {res.cycles} cycles (model; build {build.name})")
     for k, v in res.breakdown().items():
@@ -243,7 +251,6 @@ def gen_gemm_cmd(
     """Write the shipped tiled GEMM (sheet §12) as a program file."""
     from polyjoule.reports.tables import echo
     from polyjoule.targets.tinytpu.asmfile import save_program
-    from polyjoule.targets.tinytpu.assembler import assemble
     from polyjoule.targets.tinytpu.builds import record
     from polyjoule.targets.tinytpu.programs import gemm_program, gemm_program_flat
 
@@ -251,7 +258,7 @@ def gen_gemm_cmd(
     cfg = build.cfg
     M, K, N = _shape(shape)
     prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
-    _in_file(output, assemble, prog, cfg)  # never write a program `check` refuses
+    _admit(output, prog, cfg)  # never write a program `check` refuses
     _in_file(output, save_program, output, prog, cfg, (M, K, N, relu), record(build))
     echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
          "instructions")

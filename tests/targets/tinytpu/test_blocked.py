@@ -80,3 +80,35 @@ def test_cli_map_32_cubed_blocked_on_the_default_build_one_program_on_the_maxdim
     r = CliRunner().invoke(app, ["map", "--machine", str(build), "gemm", "32x32x32"])
     assert r.exit_code == 0, r.output
     assert "chosen: N8>K8" in r.output
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 64), (16, 64, 16)])
+def test_a_block_program_beyond_imem_is_a_refusal_in_the_census(shape):
+    """K=64 on maxdim16 folds into 4 images, unrolled in staging: the block program does
+    not fit IMEM_SIZE. That is a counted `resources` refusal (express), not an error."""
+    ext = dict(zip("MKN", shape, strict=True))
+    res = search(Problem(get("gemm"), ext), TinyTPUTarget(SMALL))
+    assert not res.candidates
+    assert res.census.total == res.considered and res.census.counts["resources"] >= 1
+    assert res.census.kinds["resources"] == "express"
+    nest, detail = res.census.examples["resources"]
+    # the words counted independently: the block program the module writes for that band
+    b = blocked.Block(4, 64, 4)  # the only block that fits: 4 folds of 4 rows / 4 columns
+    assert b.misfit(SMALL) is None and blocked.blocks(ext, ("M", "K", "N"), SMALL) == [b]
+    n = len(blocked.program(b, False, SMALL))
+    words = 8 + 2 * n
+    assert words > SMALL.IMEM_SIZE
+    assert detail == (f"imem.overflow: {n} instructions = {words} words > "
+                      f"IMEM_SIZE={SMALL.IMEM_SIZE}")
+    # with room for it, the same band maps and computes the layer
+    roomy = TinyTPUTarget(builds.load("agu4-depth6-imem104").cfg)
+    assert search(Problem(get("gemm"), ext), roomy).best is not None
+
+
+def test_cli_map_every_block_refused_prints_the_census_then_exit_2():
+    r = CliRunner().invoke(app, ["map", "gemm", "16x64x16"])
+    assert r.exit_code == 2, r.output
+    out = r.output
+    assert "gemm 16x64x16 on tinytpu-isa" in out and "0 encodable" in out
+    assert "resources" in out and "imem.overflow" in out
+    assert out.rstrip().splitlines()[-1] == "polyjoule: error: gemm 16x64x16: every nest was refused"

@@ -1,18 +1,27 @@
-"""Every checker and assembler rule: a program that violates it, and the rule's name (sheet §11, §7)."""
+"""Every checker and assembler rule: a program that violates it, and the rule's name (sheet §11,
+§7), the same in every command that takes a program."""
 
+import re
+
+import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from polyjoule.cli import app
 from polyjoule.errors import PolyjouleError
 from polyjoule.targets.tinytpu.assembler import (
     AssemblyError,
     ProgramError,
+    admit,
     assemble,
     check_program,
     expand,
 )
+from polyjoule.targets.tinytpu.disasm import disassemble
 from polyjoule.targets.tinytpu.isa import Instr, Op, Term
 from polyjoule.targets.tinytpu.params import Config
 from polyjoule.targets.tinytpu.programs import gemm_program, gemm_program_flat
+from polyjoule.targets.tinytpu.refmodel import run
 
 CFG = Config(MAXDIM=16)  # WPR 4, spad/vr 64 rows, ar 128 rows
 
@@ -187,3 +196,103 @@ def test_expand_of_nested_loops_resolves_terms_and_ivs():
     assert [(x.f0, x.f1, x.ivs) for x in s] == [
         (0, 10, (0, 0)), (0, 11, (0, 1)), (0, 12, (0, 2)),
         (100, 10, (1, 0)), (100, 11, (1, 1)), (100, 12, (1, 2))]
+
+# ------------------------------------------- one gate: every command names the same rule
+# ``assembler.admit`` is the checker then the encoding limits; every command that runs,
+# prices, writes or grades a program asks it (tester's trial 8: ``loop nr=200`` was
+# refused by ``check`` and taken by ``run`` and ``cycles``).
+
+runner = CliRunner()
+#: programs each breaking one encoding limit, and the rule (the checker accepts them all)
+LIMITS = {
+    "enc.field_range": [loop(200), NOP, END],  # nr above MAXROWS: the trial's b.tasm
+    "imem.overflow": [NOP] * 25,  # 8 + 2 * 25 = 58 words > IMEM_SIZE=56
+    "agu.terms": [loop(2), Instr(Op.DMA_LD, (2, 0, 0, 0), 4, (Term(0, 0, 0),) * 4), END],
+    # 127 x 127 dma_ld of 4 rows: 64516 dma_ld rows do not fit 15 header bits
+    "hdr.count_overflow": [loop(127), loop(127), LOAD_A, END, END],
+    # 127 x 127 mm of 4 rows: 64516 array rows
+    "hdr.array_overflow": [LOAD_A, LOAD_B, loop(127), loop(127), MM, END, END],
+}
+#: every rule a command can reach through a program file (dma.span: the checker's
+#: dram.operand_range always fires first, as published)
+CASES = {**VIOLATIONS, **LIMITS}
+RULE = re.compile(r"^polyjoule: error: \S+: ([a-z_.]+): ")
+
+
+def _file(tmp_path, rule):
+    p = tmp_path / f"{rule}.tasm"
+    p.write_text(disassemble(CASES[rule], cfg=CFG) if CASES[rule] else "# nothing\n")
+    return p
+
+
+def _error_line(result):
+    lines = [x for x in result.output.splitlines() if x.startswith("polyjoule: error:")]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+def test_the_limits_pass_the_checker_and_fail_only_the_image():
+    """The encoding cases are not checker cases in disguise: check_program accepts each."""
+    for rule, prog in LIMITS.items():
+        check_program(prog, CFG)
+        with pytest.raises(AssemblyError) as e:
+            admit(prog, CFG)
+        assert e.value.rule == rule
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_admit_names_the_rule_assemble_names(rule):
+    errors = (ProgramError, AssemblyError)
+    with pytest.raises(errors) as a:
+        admit(CASES[rule], CFG)
+    with pytest.raises(errors) as b:
+        assemble(CASES[rule], CFG)
+    assert a.value.rule == b.value.rule == rule
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_check_run_cycles_and_judge_agree(tmp_path, rule):
+    p = _file(tmp_path, rule)
+    lines = {}
+    for cmd in ("check", "run", "cycles"):
+        r = runner.invoke(app, ["tinytpu", cmd, str(p)])
+        assert r.exit_code == 2, (cmd, r.output)
+        lines[cmd] = _error_line(r)
+    assert len(set(lines.values())) == 1, lines  # the same line, word for word
+    m = RULE.match(lines["check"])
+    assert m and m.group(1) == rule, lines["check"]
+    # the judge grades, so a refusal is a verdict (exit 1), naming the same rule
+    r = runner.invoke(app, ["judge", "gemm_4x4x4", str(p)])
+    assert r.exit_code == 1, r.output
+    assert re.search(rf"VERDICT gemm_4x4x4 REJECTED \w+/{re.escape(rule)}$", r.output, re.M)
+
+
+def test_gen_writes_only_what_check_takes(tmp_path):
+    """gen asks the same gate: the flat 16x16x16 is refused imem.overflow, as check would."""
+    p = tmp_path / "f.tasm"
+    r = runner.invoke(app, ["tinytpu", "gen", "gemm", "16x16x16", "--flat", "-o", str(p)])
+    assert r.exit_code == 2 and "imem.overflow" in _error_line(r) and not p.exists()
+
+
+def test_a_program_too_long_to_expand_is_one_refusal_everywhere(tmp_path):
+    """127^4 loop trips: a tool limit, not a machine rule, but the same line in all three."""
+    p = tmp_path / "long.tasm"
+    p.write_text("loop nr=127\n" * 4 + "nop\n" + "endloop\n" * 4)
+    lines = set()
+    for cmd in ("check", "run", "cycles"):
+        r = runner.invoke(app, ["tinytpu", cmd, str(p)])
+        assert r.exit_code == 2, (cmd, r.output)
+        lines.add(_error_line(r))
+    assert len(lines) == 1 and "dynamic fetches" in lines.pop()
+
+
+def test_the_library_reference_model_still_runs_a_flat_twin_beyond_imem():
+    """refmodel.run asks the checker only (sheet §6), so flat twins longer than IMEM_SIZE
+    run there; the commands refuse them (above)."""
+    cfg = Config(MAXDIM=16)
+    flat = gemm_program_flat(16, 16, 16, cfg=cfg)
+    with pytest.raises(AssemblyError):
+        admit(flat, cfg)
+    A = np.ones((16, 16), np.int8)
+    C = run(flat, A, A, np.zeros((16, 16), np.int8), cfg)
+    assert (C == 16).all()

@@ -88,8 +88,10 @@ def test_cli_list_spec_program_and_corpus(tmp_path):
     r = invoke("--corpus")
     assert r.exit_code == 0
     verdict = [ln for ln in r.output.splitlines() if ln.startswith("JUDGE ")]
-    assert verdict == ["JUDGE corpus build=maxdim16 specs=22 CORRECT=16 KNOWN_GAP=1 WRONG=0 "
-                       "REJECTED=0 NOT_MAPPED=0 SKIPPED=5"]
+    assert verdict == ["JUDGE corpus build=maxdim16 specs=22",
+                       "JUDGE corpus CORRECT=16 KNOWN_GAP=1 WRONG=0 REJECTED=0 NOT_MAPPED=0 "
+                       "SKIPPED=5"]
+    assert max(map(len, verdict)) <= 80
 
 
 def test_cli_thex_with_a_tampered_header_is_kpn_protocol(tmp_path):

@@ -51,6 +51,37 @@ def test_shape_class_refusal():
     assert not res.candidates and set(res.census.counts) == {"shape-class"}
 
 
+@pytest.mark.parametrize("name, shape, says", [
+    ("bmm", {"B": 2, "M": 4, "K": 4, "N": 4}, "bmm: a batch rank B (in both X and W)"),
+    ("relu", {"M": 4, "B": 4, "J": 4, "N": 4}, "relu: X carries 2 free ranks (M, B) besides J"),
+])
+def test_shape_class_says_what_is_wrong(name, shape, says):
+    """bmm and relu have one reduce rank each: the detail names the extra free rank, not
+    the reduce ranks (it said 'needs one reduce rank ..., has reduce ('K',)')."""
+    wl = get(name)
+    assert len(wl.reduce) == 1 and len(wl.free) == 3  # what is actually wrong
+    with pytest.raises(Refused) as e:
+        roles_of(wl)
+    assert e.value.cause == "shape-class" and e.value.detail.startswith(says)
+    assert "reduce (" not in e.value.detail
+    res = search(Problem(wl, shape), TGT)
+    assert not res.candidates and set(res.census.counts) == {"shape-class"}
+    assert res.census.examples["shape-class"][1] == e.value.detail
+
+
+def test_shape_class_counts_reduce_and_free_ranks():
+    two = Workload("two", ranks=("M", "K", "L", "N"), reduce=("K", "L"),
+                   operands=(Tensor("A", ("M", "K", "L")), Tensor("B", ("K", "L", "N"))),
+                   result=Tensor("C", ("M", "N")), contractions=(("A", "B"),))
+    with pytest.raises(Refused, match=r"exactly one reduce rank, has 2 \(K, L\)"):
+        roles_of(two)
+    vec = Workload("mv", ranks=("M", "K"), reduce=("K",),
+                   operands=(Tensor("A", ("M", "K")), Tensor("x", ("K",))),
+                   result=Tensor("y", ("M",)), contractions=(("A", "x"),))
+    with pytest.raises(Refused, match=r"two free ranks \(rows, columns\), has 1 \(M\)"):
+        roles_of(vec)
+
+
 def test_intrinsics_are_row_tiles():
     space = TGT.mapspace(get("gemm"), {"M": 12, "K": 8, "N": 8})
     assert space.exact  # TinyTPU-isa keeps exact tiles: trip counts divide

@@ -4,7 +4,9 @@
 do-while back edge, AGU resolution before dispatch). ``check_program`` is the
 exact checker of sheet §11: it walks the real dynamic trace, so a rejection
 names the static instruction, its loop ivs and the rows. ``assemble`` adds the
-encoding limits (§7). Every failure carries the judge's rule name in ``.rule``.
+encoding limits (§7). ``admit`` is both, in that order: the one gate every command
+that runs, prices or writes a program asks. Every failure carries the judge's rule
+name in ``.rule``.
 """
 
 from __future__ import annotations
@@ -361,14 +363,44 @@ def header(program: Sequence[Instr], cfg: Config) -> Header:
     return header_of(program, expand(program, cfg), cfg)
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """A program the machine takes: its resolved dynamic stream and its imem image."""
+
+    stream: list[Issue]
+    words: list[int]
+
+
+def admit(program: Sequence[Instr], cfg: Config) -> Admitted:
+    """The one gate for a program that is run, priced or written: the checker (sheet §11),
+    then the image's encoding limits (§7), always in that order.
+
+    ``tinytpu check``/``run``/``cycles``/``gen``, the mapper's lowering, the corpus
+    transforms and the judge's isa + encoding layers all ask this, so they refuse the same
+    programs and name the same first broken rule. Raises :class:`ProgramError` or
+    :class:`AssemblyError` (each with ``.rule``), or ``ResourceLimitError`` for a program
+    too long to expand.
+    """
+    stream = check_program(program, cfg)
+    return Admitted(stream, image_of(program, stream, cfg))
+
+
 def assemble(program: Sequence[Instr], cfg: Config, check: bool = True) -> list[int]:
     """The imem image: 8 header words, then two words per instruction.
 
-    Raises :class:`ProgramError` from the checker (unless ``check=False``) and
-    :class:`AssemblyError` for the encoding limits: DMA span, 15-bit header counts,
-    array counts, IMEM_SIZE, and any field that does not encode.
+    With ``check`` (the default) this is :func:`admit`'s image; ``check=False`` (tests of
+    the encoding limits alone) skips the checker and expands the program as written.
     """
-    stream = check_program(program, cfg) if check else expand(program, cfg)
+    if check:
+        return admit(program, cfg).words
+    return image_of(program, expand(program, cfg), cfg)
+
+
+def image_of(program: Sequence[Instr], stream: Sequence[Issue], cfg: Config) -> list[int]:
+    """The imem image of a program from its expanded stream, or :class:`AssemblyError` at
+    the first encoding limit: DMA span, 15-bit header counts, array counts, IMEM_SIZE, and
+    any field that does not encode (``nr`` above MAXROWS included).
+    """
     h = header_of(program, stream, cfg)
     for name, span in (("a_span", h.a_span), ("b_span", h.b_span)):
         if span > cfg.MAXDIM:

@@ -8,7 +8,7 @@ a later row reads what an earlier row of the same instruction wrote).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -89,9 +89,18 @@ def run(program: Sequence[Instr], A: np.ndarray, B: np.ndarray, C: np.ndarray,
         cfg: Config = DEFAULT) -> np.ndarray:
     """Check the program, run it over DRAM images A, B, C ((MAXDIM, MAXDIM) int8); new C.
 
+    The check is the checker's (sheet §6: the model never invents a value for an unwritten
+    row), not the image's encoding limits: a flat twin longer than IMEM_SIZE still runs
+    here. The ``tinytpu run`` command asks :func:`~polyjoule.targets.tinytpu.assembler.admit`
+    (checker and limits, as ``check`` does) and hands its stream to :func:`execute`.
     C bytes no mvout names keep the values passed in.
     """
-    stream = check_program(program, cfg)
+    return execute(check_program(program, cfg), A, B, C, cfg)
+
+
+def execute(stream: Iterable[Issue], A: np.ndarray, B: np.ndarray, C: np.ndarray,
+            cfg: Config = DEFAULT) -> np.ndarray:
+    """Apply an already checked stream of issues to DRAM images A, B, C; the new C."""
     m = MachineState(A, B, C, cfg)
     for x in stream:
         m.issue(x)

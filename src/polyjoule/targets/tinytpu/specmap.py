@@ -30,7 +30,7 @@ from polyjoule.errors import (
     ProgramError,
     ResourceLimitError,
 )
-from polyjoule.targets.tinytpu.assembler import assemble, check_program
+from polyjoule.targets.tinytpu.assembler import admit
 from polyjoule.targets.tinytpu.isa import Instr, Op, Term
 from polyjoule.targets.tinytpu.params import Config
 from polyjoule.targets.tinytpu.spec import ConstantSpec, WorkloadSpec
@@ -149,8 +149,7 @@ def transform(program: tuple[Instr, ...], red: Reduction, cfg: Config) -> list[I
     if red.batch > 1:
         out = _batched(out, red)
     try:
-        check_program(out, cfg)
-        assemble(out, cfg, check=False)
+        admit(out, cfg)
     except (ProgramError, AssemblyError, ResourceLimitError) as e:
         raise InfeasibleMapping(f"transformed program refused: {e}") from None
     return out
@@ -216,7 +215,7 @@ def _label(label: str, red: Reduction) -> str:
     """The nest label, with the batch loop and the retired rows named."""
     if red.batch > 1:
         outer = f"{'B' if red.workload == 'bmm' else 'Nb'}{red.batch}"
-        label = f"{outer}>{label}" if label else outer
+        label = f"{outer}>{label}" if label and label != "-" else outer
     label = label or "-"
     if red.retired:
         label += f" (M{red.shape[0]}->{red.rows})"

@@ -40,7 +40,7 @@ from polyjoule.search.nest import (
     refuse,
 )
 from polyjoule.targets.tinytpu import act_machine, blocked, fit, refmodel
-from polyjoule.targets.tinytpu.assembler import Issue, assemble, check_program, expand
+from polyjoule.targets.tinytpu.assembler import Admitted, Issue, admit, expand
 from polyjoule.targets.tinytpu.emit import emit
 from polyjoule.targets.tinytpu.isa import Instr
 from polyjoule.targets.tinytpu.params import ABI, Config
@@ -85,7 +85,7 @@ def roles_of(workload: Workload) -> Roles:
         return Refused("shape-class", f"{workload.name}: {detail}")
 
     if len(workload.reduce) != 1 or len(workload.free) != 2:
-        raise no(f"needs one reduce rank and two free ranks, has reduce {workload.reduce}")
+        raise no(_not_one_gemm(workload))
     red = workload.reduce[0]
     found: set[tuple[str, str]] = set()
     for act, wgt in workload.contractions:
@@ -105,6 +105,27 @@ def roles_of(workload: Workload) -> Roles:
     if workload.result.ranks != (row, col):
         raise no(f"result must be laid out ({row}, {col})")
     return Roles(row, red, col)
+
+
+def _not_one_gemm(workload: Workload) -> str:
+    """Why a workload's ranks are not one GEMM's (rows, one reduce, columns), named in its
+    own ranks: the array runs one rows x reduce . reduce x columns product per program."""
+    red, free = workload.reduce, workload.free
+    if len(red) != 1:
+        return f"needs exactly one reduce rank, has {len(red)} ({', '.join(red) or 'none'})"
+    for act, wgt in workload.contractions:
+        a, w = workload.tensor(act).ranks, workload.tensor(wgt).ranks
+        batch = [r for r in a if r in w and r not in red]
+        if batch:
+            return (f"a batch rank {', '.join(batch)} (in both {act} and {wgt}): the array "
+                    "maps one GEMM, not a batch of them; map per batch")
+        for name, ranks in ((act, a), (wgt, w)):
+            more = [r for r in ranks if r not in red]
+            if len(more) > 1:
+                return (f"{name} carries {len(more)} free ranks ({', '.join(more)}) besides "
+                        f"{red[0]}: an mm tile has one row and one column rank; map per "
+                        f"{', '.join(more[1:])}")
+    return f"needs two free ranks (rows, columns), has {len(free)} ({', '.join(free)})"
 
 
 @dataclass(frozen=True)
@@ -272,12 +293,11 @@ class TinyTPUTarget:
         except Refused as r:
             raise Refused(r.cause, r.detail, kinds=CAUSE_KIND) from None
         instrs = blocked.program(b, bool(workload.epilogue), self.cfg)
-        stream = check_program(instrs, self.cfg)
-        words = assemble(instrs, self.cfg, check=False)
+        ok = admitted(instrs, self.cfg)
         count = int(np.prod([lp.factor for lp in emitted]))
-        low = Blocked(tuple(instrs), tuple(words), self.cfg, Placement({}, {}, (ABI.AR_C,)),
+        low = Blocked(tuple(instrs), tuple(ok.words), self.cfg, Placement({}, {}, (ABI.AR_C,)),
                       roles, b.mb, block=b, count=count)
-        low._cache["stream"] = stream
+        low._cache["stream"] = ok.stream
         return low
 
     # --- structural causes (independent of emission)
@@ -335,18 +355,9 @@ class TinyTPUTarget:
             instrs = emit(workload, extents, roles, emitted, rows, pl, cfg)
         except NestError as e:
             raise Refused(e.code or "nest", str(e), kinds=CAUSE_KIND) from None
-        try:
-            stream = check_program(instrs, cfg)
-        except ProgramError as e:
-            raise Refused("machine", str(e), kinds=CAUSE_KIND) from None
-        except ResourceLimitError as e:
-            raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
-        try:  # assemble(check=True) would re-run the checker just run above
-            words = assemble(instrs, cfg, check=False)
-        except (AssemblyError, ResourceLimitError) as e:
-            raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
-        low = Lowered(tuple(instrs), tuple(words), cfg, pl, roles, rows)
-        low._cache["stream"] = stream
+        ok = admitted(instrs, cfg)
+        low = Lowered(tuple(instrs), tuple(ok.words), cfg, pl, roles, rows)
+        low._cache["stream"] = ok.stream
         return low
 
     # --- questions 3-5
@@ -491,6 +502,20 @@ class TinyTPUTarget:
         return None
 
 
+def admitted(instrs: Sequence[Instr], cfg: Config) -> Admitted:
+    """An emitted program through the one gate (``assembler.admit``), or the refusal its
+    first broken rule is: a checker rule is ``machine`` (the machine would take the
+    program and compute wrongly or hang), an encoding limit -- instruction memory, header
+    counts, a field -- or a program too long to expand is ``resources`` (the words
+    cannot say it). The detail keeps the rule's name."""
+    try:
+        return admit(instrs, cfg)
+    except ProgramError as e:
+        raise Refused("machine", str(e), kinds=CAUSE_KIND) from None
+    except (AssemblyError, ResourceLimitError) as e:
+        raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
+
+
 def verify_blocked(workload: Workload, extents: Mapping[str, int], program: Blocked,
                    seed: int = 0) -> bool:
     """Every host block's program on its folded images; the assembled C vs numpy."""
@@ -514,14 +539,11 @@ def verify_blocked(workload: Workload, extents: Mapping[str, int], program: Bloc
 
 def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     """``refmodel.run`` minus its checker pass when this exact program (same instructions,
-    same build) was already checked at lowering: the stream it would walk is the same."""
+    same build) was already admitted at lowering: the stream it would walk is the same."""
     stream = program._cache.get("stream")
     if stream is None:
         return refmodel.run(list(program.instrs), A, B, C, program.cfg)
-    m = refmodel.MachineState(A, B, C, program.cfg)
-    for x in stream:  # type: ignore[attr-defined]
-        m.issue(x)
-    return m.C
+    return refmodel.execute(stream, A, B, C, program.cfg)  # type: ignore[arg-type]
 
 
 def _stream(program: Sequence[Instr], cfg: Config) -> list[tuple[int, ...]]:
