@@ -43,7 +43,7 @@ def test_nested_alternatives_flatten() -> None:
     ({"any": ["i == 0", 3]}, "w.any[1]", "expected a condition"),
     (["i >= 0", {"any": ["j == 0", None]}], "w[1].any[1]", "expected a condition"),
     (7, "w", "expected a condition"),
-    ({"any": ["i == 0", "i >"]}, "w.any[1]", "expected an affine expression"),
+    ({"any": ["i == 0", "i >"]}, "w.any[1]", "'i >' is not an affine constraint"),
     ({"any": ["i == 0", "i"]}, "w.any[1]", "not a comparison"),
 ])
 def test_malformed_alternatives_name_the_entry(data, field: str, why: str) -> None:

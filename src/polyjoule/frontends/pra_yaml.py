@@ -122,14 +122,26 @@ class KernelSpec(BaseModel):
     phases: list[PRASpec] = Field(min_length=1)
 
 
-_ACCESS = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\[(.*)\]\s*$")
+_ACCESS = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\[([^\[\]]*)\]\s*$")
+
+
+def _subscripts(text: str) -> list[str]:
+    """``i, (j, k)`` -> ``['i', '(j, k)']``: split at the commas outside brackets, so that
+    a bracketed comma reaches the affine parser (and is refused there as a tuple)."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += (ch in "({") - (ch in ")}")
+        if ch == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    return [*parts, text[start:]]
 
 
 def _access(text: str, known: set[str], where: str) -> tuple[str, tuple[Affine, ...]]:
     m = _ACCESS.match(text)
     if not m:
         raise SpecError(f"{where}: {text!r} is not an array access like 'A[i0, i1]'")
-    idx = tuple(parse_affine(p.strip(), known, where) for p in m.group(2).split(","))
+    idx = tuple(parse_affine(p.strip(), known, where) for p in _subscripts(m.group(2)))
     return m.group(1), idx
 
 
@@ -233,11 +245,22 @@ def _check_names(spec: PRASpec, where: str) -> None:
                             "(letters, digits, '_')")
 
 
+def _check_ids(spec: PRASpec, where: str) -> None:
+    """Every statement id once (reports, errors and ``--order`` name statements by id)."""
+    first: dict[str, int] = {}
+    for k, s in enumerate(spec.statements):
+        if s.id in first:
+            raise SpecError(f"{where}: statements[{first[s.id]}] and statements[{k}]: "
+                            f"repeated id {s.id!r}")
+        first[s.id] = k
+
+
 def build_pra(spec: PRASpec, where: str, checked: bool = True) -> PRA:
     """Turn a validated spec into a :class:`PRA`, checking names and dependences (and, if
     ``checked``, its meaning: one writer per point, shapes, subscripts, reads; isl questions
     that cost 50-200 ms a kernel)."""
     _check_names(spec, where)
+    _check_ids(spec, where)
     params = tuple(spec.params)
     dims = _dims(spec, where)
     tensors = []
@@ -247,9 +270,6 @@ def build_pra(spec: PRASpec, where: str, checked: bool = True) -> PRA:
     scope = _Scope(spec, dims, {t.name for t in tensors})
     statements = tuple(_statement(s, f"{where}: statements[{k}] ({s.id})", scope)
                        for k, s in enumerate(spec.statements))
-    ids = [s.id for s in statements]
-    if len(set(ids)) != len(ids):
-        raise SpecError(f"{where}: statements: repeated id")
     pra = PRA(spec.name, params, tuple(spec.params.items()), dims, tuple(tensors),
               tuple(spec.scalars.items()), statements, spec.dtype)
     pra = split_alternatives(pra, where)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from polyjoule.errors import SpecError
+from polyjoule.model.affine import python_expression
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CALLS = {"max": "max", "min": "min", "sqrt": "sqrt", "relu": "max", "abs": "abs"}
@@ -47,10 +48,9 @@ class Expr:
 def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], where: str) -> Expr:
     """Parse ``text``; names must be known variables or scalars."""
     variables, scalars = set(variables), set(scalars)
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError as e:
-        raise SpecError(f"{where}: cannot parse expression {text!r}: {e.msg}") from None
+    tree = python_expression(text)
+    if isinstance(tree, str):
+        raise SpecError(f"{where}: cannot parse expression {text!r}: {tree}")
     operands: list[str] = []
     ops: Counter[str] = Counter()
 
