@@ -206,6 +206,9 @@ class Result:
     iterations: int  # loop-body iterations (``work``)
     utilisation: float  # iterations / (PEs x latency): busy PE-cycles at pi = 1
     power: PowerSummary  # dynamic vs static energy, power, throughput, energy per op
+    #: the schedule's latency where ``latency_cycles`` is stretched to the DRAM's bandwidth
+    #: (``evaluate(bandwidth_bound=True)`` and the DRAM the slower); else None
+    schedule_latency_cycles: int | None = None
 
     def to_pandas(self, table: str = "volumes") -> Any:
         """A pandas DataFrame (the ``pandas`` extra): ``volumes`` (one row per case, the JSON's
@@ -239,6 +242,8 @@ class Result:
             **self.power.to_json(),
             "iterations": self.iterations,
             "utilisation": self.utilisation,
+            **({} if self.schedule_latency_cycles is None
+               else {"schedule_latency_cycles": self.schedule_latency_cycles}),
         }
 
 
@@ -347,9 +352,10 @@ class Analysis:
             for k, v in enumerate(vols):
                 yield ph, sizes, k, v, int(v.formula.evaluate(env)), env
 
-    def evaluate(self, values: Mapping[str, int]) -> Result:
+    def evaluate(self, values: Mapping[str, int], bandwidth_bound: bool = False) -> Result:
         """Counts, energies (dynamic and static), latency, power and the per-case report
-        rows for scalar parameter values."""
+        rows for scalar parameter values; ``bandwidth_bound``: the latency at least the
+        cycles the DRAM takes to move the DR words (as ``map --bandwidth-bound`` prices)."""
         from polyjoule.analysis.latency import schedule_report
 
         decl = self.machine
@@ -386,6 +392,9 @@ class Analysis:
             shown = ", ".join(f"{k}={int(v)}" for k, v in values.items())
             raise ParameterRangeError(f"parameters: {self.kernel.name} runs no iteration at "
                                       f"{shown}: nothing to count or time")
+        latency = lat["latency_cycles"]
+        if bandwidth_bound:
+            latency = self._bandwidth_latency(latency, counts["DR"])
         return Result(
             values={k: int(v) for k, v in values.items()},
             tile_sizes=tile_sizes,
@@ -393,11 +402,21 @@ class Analysis:
             energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
             volumes=rows,
             modes={ph.pra.name: ph.mode for ph in self.phases},
-            schedule=lat["schedule"], latency_cycles=lat["latency_cycles"],
+            schedule=lat["schedule"], latency_cycles=latency,
             clock_mhz=decl.clock_mhz, iterations=iterations,
-            utilisation=iterations / (decl.n_pes * lat["latency_cycles"]),
-            power=power_summary(decl, lat["latency_cycles"], total, sum(ops.values()), iterations),
+            utilisation=iterations / (decl.n_pes * latency),
+            power=power_summary(decl, latency, total, sum(ops.values()), iterations),
+            schedule_latency_cycles=None if latency == lat["latency_cycles"]
+            else lat["latency_cycles"],
         )
+
+    def _bandwidth_latency(self, latency: int, dr_words: int) -> int:
+        """``latency`` stretched to the cycles the DRAM needs for ``dr_words`` (the rule the
+        map search applies: :func:`~polyjoule.analysis.capacity.bandwidth_latency`)."""
+        from polyjoule.analysis.capacity import bandwidth_latency
+
+        bw = self.machine.capacities(self.kernel.phases[0].dtype).dram_bandwidth_words_per_cycle
+        return int(bandwidth_latency(latency, dr_words, bw))
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
         """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed compute

@@ -32,7 +32,7 @@ def _fmt(x: float) -> str:
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
-    from polyjoule.reports.tables import Column, count, energy, in_words, print_table
+    from polyjoule.reports.tables import Column, count, counted, energy, in_words, print_table
 
     cols = result.columns
     if sort not in cols:
@@ -59,7 +59,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
                 count(int(cols["latency_cycles"][i])), _fmt(float(cols["edp"][i])),
                 f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
         rows.append(row)
-    print_table(f"{result.kernel}: {len(result):,} design points, best {min(top, len(result))} "
+    print_table(f"{result.kernel}: {counted(len(result), 'design point')}, best {min(top, len(result))} "
                 f"by {in_words(sort)} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
                 "size)", heads, rows, con=console)
 

@@ -107,6 +107,9 @@ def register(app: typer.Typer) -> None:
                                            "neither is given)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Derive afresh: neither read "
                                       "nor write the formula cache ($POLYJOULE_CACHE_DIR)."),
+        bandwidth_bound: bool = typer.Option(False, "--bandwidth-bound", help="Stretch the "
+                                             "latency to the DRAM bandwidth (as map "
+                                             "--bandwidth-bound prices a mapping)."),
     ) -> None:
         """Closed-form access counts and energy of a loop nest on a processor array."""
         from polyjoule.analysis import analyze as run
@@ -125,7 +128,7 @@ def register(app: typer.Typer) -> None:
                 store=None if no_cache else FormulaCache(), order=parse_order(order))
         check_unplaced_tiles([(ph.pra, ph.tiling) for ph in a.phases], values)
         t0 = time.perf_counter()
-        r = a.evaluate(values)
+        r = a.evaluate(values, bandwidth_bound)
         evaluated = time.perf_counter() - t0
         extra = r.to_json()
         over = capacity_over(a, values, r)
@@ -238,7 +241,7 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-
 
 def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  # type: ignore[no-untyped-def]
     """The lines under the tables: schedule, latency, static energy and power, timing."""
-    from polyjoule.reports.tables import energy, quantity
+    from polyjoule.reports.tables import counted, energy, quantity
 
     out = []
     for ph in extra.get("schedule", []):
@@ -251,9 +254,15 @@ def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  #
                    f"latency {ph['latency_cycles']:,} cycles")
     if len(extra.get("schedule", [])) > 1:
         out.append(f"latency (phases one after another): {extra['latency_cycles']:,} cycles")
+    if "schedule_latency_cycles" in extra:
+        out.append(f"latency stretched to the DRAM bandwidth (--bandwidth-bound): "
+                   f"{extra['latency_cycles']:,} cycles, the schedule's "
+                   f"{extra['schedule_latency_cycles']:,}")
     if extra.get("schedule"):  # a banded nest tiled over its bounding box shows here
-        out.append(f"PE utilisation {100 * extra['utilisation']:.3g}% ({extra['iterations']:,} iterations "
-                   f"on {a.array[0] * a.array[1]:,} PEs in {extra['latency_cycles']:,} cycles)")
+        out.append(f"PE utilisation {100 * extra['utilisation']:.3g}% "
+                   f"({counted(extra['iterations'], 'iteration')} on "
+                   f"{counted(a.array[0] * a.array[1], 'PE')} in "
+                   f"{counted(extra['latency_cycles'], 'cycle')})")
     if "static_pj" in extra:
         per_op = extra["energy_per_op_pj"]
         out.append(f"static {energy(extra['static_pj'])} (" + ", ".join(

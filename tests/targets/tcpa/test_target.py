@@ -281,3 +281,33 @@ def test_a_candidate_on_a_machine_file_is_reproduced_on_that_machine(tmp_path) -
     bigger = runner.invoke(app, ["analyze", str(src), "--machine", machine, "--array", "4x4",
                                  "--set", "N=12,W=4"])
     assert bigger.exit_code == 2 and "larger than the 3x2 grid" in bigger.output
+
+
+def test_a_bandwidth_bound_candidate_is_reproduced_by_its_command(tmp_path) -> None:
+    """With ``--bandwidth-bound`` map stretches latencies to a slow DRAM; the command it
+    prints stretches them the same way (it priced the schedule's 262 cycles against map's
+    10,240), and the chosen mapping simulates (the stall is priced, not simulated)."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+
+    runner = CliRunner()
+    slow = MACHINE + "dram: {bandwidth_gb_per_s: 0.01}\n"
+    (tmp_path / "slow.yaml").write_text(slow)
+    r = runner.invoke(app, ["map", "gemm", "--target", "tcpa", "--machine",
+                            str(tmp_path / "slow.yaml"), "--set", "N=8", "--bandwidth-bound",
+                            "--top", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    rows = doc["candidates"]
+    assert rows and rows[0]["verified"] is True
+    for c in rows:
+        assert "--bandwidth-bound" in c["analyze"]
+        a = runner.invoke(app, [*shlex.split(c["analyze"])[1:], "--json"])
+        assert a.exit_code == 0, a.output
+        got = json.loads(a.stdout)
+        assert got["latency_cycles"] == c["latency"] > got["schedule_latency_cycles"]
+        assert got["total_pj"] == pytest.approx(c["energy_pj"], abs=5e-4)
+        assert got["capacity"] == []

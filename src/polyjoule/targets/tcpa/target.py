@@ -15,6 +15,8 @@ by the objective, and censused in the search core's three definitions.
 
 from __future__ import annotations
 
+import math
+import shlex
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -88,12 +90,14 @@ class TcpaMapping:
             ax = ",".join(f"{a}={p}" for a, p in zip(self.axes, self.tile, strict=False))
         return f"{self.array[0]}x{self.array[1]} {ax} {o}"
 
-    def command(self, kernel: str, machine: str | None = None) -> str:
+    def command(self, kernel: str, machine: str | None = None, bandwidth_bound: bool = False
+                ) -> str:
         """The ``polyjoule analyze`` command that prices this mapping alone (``machine``: the
-        declaration file searched, whose grid ``--array`` then selects from)."""
-        out = f"polyjoule analyze {kernel}"
+        declaration file searched, whose grid ``--array`` then selects from;
+        ``bandwidth_bound``: the latency stretched to the DRAM's bandwidth, as searched)."""
+        out = f"polyjoule analyze {shlex.quote(kernel)}"
         if machine is not None:
-            out += f" --machine {machine}"
+            out += f" --machine {shlex.quote(machine)}"
         out += f" --array {self.array[0]}x{self.array[1]}"
         if self.axes:
             out += f" --axes {','.join(self.axes)}"
@@ -101,6 +105,8 @@ class TcpaMapping:
             out += f" --tile {','.join(map(str, self.tile))}"
         if self.order is not None:
             out += f" --order {','.join(self.order)}"
+        if bandwidth_bound:
+            out += " --bandwidth-bound"
         return out + " --set " + ",".join(f"{k}={v}" for k, v in self.values.items())
 
 
@@ -242,9 +248,12 @@ class TcpaTarget:
         from polyjoule.analysis.simulator import simulate
         from polyjoule.mapping.placement import place_kernel
 
+        caps = self.array.capacities(kernel.phases[0].dtype)
+        if self.bandwidth_bound:  # the stall is priced (a longer latency), not simulated
+            caps = replace(caps, dram_bandwidth_words_per_cycle=math.inf)
         r = simulate(place_kernel(kernel, program.axes), program.array, program.tile,
                      values={k: int(v) for k, v in values.items()}, order=program.order,
-                     seed=seed, capacities=self.array.capacities(kernel.phases[0].dtype))
+                     seed=seed, capacities=caps)
         return r.ok
 
 
@@ -498,7 +507,7 @@ def _rank(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str], top: i
     ranked_size = size[ok][order]
     start = np.searchsorted(ranked_size, ranked_size, side="left")
     keep = order[np.arange(order.size) - start < top]
-    rows = [_row(blocks[b], int(i), relieve, tgt.machine)
+    rows = [_row(blocks[b], int(i), relieve, tgt)
             for b, i in zip(bi[ok][keep], idx[ok][keep], strict=True)]
     considered = np.bincount(size, minlength=len(sizes))
     fit = np.bincount(size[ok], minlength=len(sizes))
@@ -557,17 +566,16 @@ def _size_index(blocks: list[_Block], params: list[str]) -> tuple[np.ndarray, np
     return rank[key], np.stack(cols[::-1], axis=1)
 
 
-def _row(b: _Block, i: int, relieve: frozenset[str] = frozenset(),
-         machine: str | None = None) -> dict[str, Any]:
+def _row(b: _Block, i: int, relieve: frozenset[str], tgt: TcpaTarget) -> dict[str, Any]:
     """One ranked mapping as ``map`` shows it (and ``--json`` gives it); ``relieved``: the
-    relieved causes that would refuse it; ``machine``: the declaration file searched."""
+    relieved causes that would refuse it."""
     m = _at(b, i)
     flagged = [c for c in sorted(relieve)
                if c in b.causes.masks and bool(np.asarray(b.causes.masks[c]).reshape(-1)[i])]
     return {"mapping": _label(b, i), "array": f"{m.array[0]}x{m.array[1]}",
             "axes": list(m.axes), "tile": None if m.tile is None else list(m.tile),
             "order": "auto" if m.order is None else "/".join(m.order),
-            "values": dict(m.values), "analyze": m.command(m.kernel, machine),
+            "values": dict(m.values), "analyze": m.command(m.kernel, tgt.machine, tgt.bandwidth_bound),
             "latency": int(b.price["latency"][i]),
             "energy_pj": round(float(b.price["energy_pj"][i]), 3),
             "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
