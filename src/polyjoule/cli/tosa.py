@@ -181,7 +181,8 @@ def analyse_layer(layer: Any, array: tuple[int, int], table: Any) -> LayerAnalys
     except PolyjouleError as e:
         return LayerAnalysis(layer, values, error=f"{type(e).__name__}: {e}")
     data = {
-        "kernel": k.name, "values": values, "energy_pj": r.energy_pj["total"],
+        "kernel": k.name, "values": values, "energy_pj": r.power.total_pj,
+        "dynamic_pj": r.power.dynamic_pj, "static_pj": r.power.static_pj,
         "counts": {c: v for c, v in r.counts.items() if c != "ops"}, "ops": r.counts["ops"],
         "latency_cycles": lat["latency_cycles"],
         "latency_formula": [ph["latency_formula"] for ph in lat["schedule"]],
@@ -212,7 +213,8 @@ def tcpa_lines(model: Any, rows: list[LayerAnalysis], array: str, source: str) -
             out.append(f"    not analysed: {row.error}")
             continue
         d = row.data
-        out.append(f"    energy {energy(d['energy_pj'])}, latency {d['latency_cycles']:,} cycles")
+        out.append(f"    energy {energy(d['energy_pj'])} (dynamic {energy(d['dynamic_pj'])}), "
+                   f"latency {d['latency_cycles']:,} cycles")
         tiles = "; ".join(f"p = ({', '.join(map(str, p))})" for p in d["tile_sizes"].values())
         out.append(f"    latency = {' + '.join(d['latency_formula'])}  at {tiles}")
         out.append(f"    energy: {len(d['volumes'])} volume formulas (see --json or "
