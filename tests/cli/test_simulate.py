@@ -80,7 +80,7 @@ def test_bad_input_is_one_line_exit_2() -> None:
         (["simulate", "gesummv", "--memory-limit", "0.000001"], "limit"),
         (["simulate", "gesummv", "--set", "N0=0,N1=3"], "minimum"),
         (["simulate", "gesummv", "--set", "Q=3"], "no parameter"),
-        (["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6", "--w", "-1"], "w="),
+        (["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6", "--w", "-1"], "--w -1: the operation latency"),
     ]
     for args, needle in cases:
         r = runner.invoke(app, args)

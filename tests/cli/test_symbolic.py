@@ -198,3 +198,19 @@ def test_input_that_was_taken_without_a_word_is_refused(tmp_path, args, says):
     assert r.exit_code == 2, r.output
     assert says in r.output and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "out.json").exists()
+
+
+def test_machine_without_array_is_its_whole_grid(tmp_path):
+    """``--machine FILE`` alone analyses on the file's grid (the default 8x8 was refused as
+    larger than it); ``-o`` naming a folder and ``--gate`` with a workload say what is wrong."""
+    decl = tmp_path / "m.yaml"
+    decl.write_text("version: 2\nname: m\nrows: 2\ncols: 4\n")
+    args = ["analyze", "gesummv", "--set", "N0=8,N1=8", "--json"]
+    whole = json.loads(runner.invoke(app, [*args, "--machine", str(decl)]).stdout)
+    same = json.loads(runner.invoke(app, [*args, "--array", str(decl)]).stdout)
+    assert whole["array"] == [2, 4] and whole["total_pj"] == same["total_pj"]
+    assert whole["latency_cycles"] == same["latency_cycles"]
+    r = runner.invoke(app, ["analyze", "gesummv", "--json", "-o", str(tmp_path)])
+    assert r.exit_code == 2 and "a directory; give a file name" in r.output
+    r = runner.invoke(app, ["map", "gemm", "16x16x16", "--gate"])
+    assert r.exit_code == 2 and "--gate runs the target's published problem set" in r.output

@@ -338,9 +338,10 @@ class Unschedulable:
 def _check_request(pi: int, w: int) -> None:
     """A pipeline interval or operation latency that no schedule could have: bad input."""
     if int(pi) != pi or pi < 1:
-        raise InfeasibleSchedule(f"schedule: pipeline interval pi={pi} must be an integer >= 1")
+        raise InfeasibleSchedule(f"--pi {pi}: the pipeline interval must be an integer >= 1")
     if int(w) != w or w < 0:
-        raise InfeasibleSchedule(f"schedule: operation latency w={w} must be a non-negative integer")
+        raise InfeasibleSchedule(f"--w {w}: the operation latency must be a non-negative "
+                                 "integer")
 
 
 def derive_schedule(pra: PRA, tiling: Tiling, pi: int = 1, w: int = 1,

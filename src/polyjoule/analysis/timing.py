@@ -88,7 +88,7 @@ def _topological(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
 def statement_timing(pra: PRA, w: int = 1, op_latency: Mapping[str, int] | None = None) -> Timing:
     """``tau_q`` (longest zero-dependence path) and ``w_q`` for every statement of ``pra``."""
     if int(w) != w or w < 0:
-        raise InfeasibleSchedule(f"schedule: operation latency w={w} must be a non-negative integer")
+        raise InfeasibleSchedule(f"--w {w}: the operation latency must be a non-negative integer")
     lat = _latencies(pra, w, op_latency)
     preds = _zero_preds(pra)
     topo = _topological(pra, preds)

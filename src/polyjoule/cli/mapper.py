@@ -474,6 +474,9 @@ def map_cmd(
                                             f"(estimated first; default {MAX_MAPPINGS:,})."),
 ) -> None:
     """Enumerate WORKLOAD's mapspace at SHAPE, lower every nest, rank, and census refusals."""
+    if gate and (workload is not None or shape is not None):
+        raise SpecError("--gate runs the target's published problem set: give no workload "
+                        "or shape with it")
     if gate and objective not in (None, "cycles"):
         raise SpecError(f"--objective {objective}: the gate checks published makespans; "
                         "it ranks by cycles")

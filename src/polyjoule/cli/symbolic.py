@@ -85,8 +85,9 @@ def register(app: typer.Typer) -> None:
         kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
         einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
         extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
-        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
-                                  "or an array declaration file (docs/arch.md)."),
+        array: str | None = typer.Option(None, "--array", help="Processor array ROWSxCOLS (1xC "
+                                         "for 1-D) or an array declaration file (docs/arch.md); "
+                                         "default 8x8, or --machine's whole grid."),
         machine: str | None = typer.Option(None, "--machine", help="An array declaration file "
                                            "whose grid --array ROWSxCOLS takes part of (as map "
                                            "prices a mapping on part of its machine)."),
@@ -194,6 +195,8 @@ def output_format(as_json: bool, as_csv: bool, output: Path | None) -> str:
     """``json``, ``csv`` or ``table``: the flags, else the suffix of ``-o FILE``."""
     if as_json and as_csv:
         raise SpecError("--json and --csv: give one of them")
+    if output is not None and output.is_dir():
+        raise SpecError(f"-o {output}: a directory; give a file name (.json or .csv)")
     if as_json or as_csv:
         fmt = "json" if as_json else "csv"
         other = {"json": ".csv", "csv": ".json"}[fmt]

@@ -225,12 +225,15 @@ def on_grid(array: ProcessorArray, shape: tuple[int, int]) -> ProcessorArray:
     return replace(array, rows=shape[0], cols=shape[1])
 
 
-def array_on(text: str, machine: str | None) -> ProcessorArray:
-    """``--array`` on ``--machine``: without a machine, :func:`array_of`; with one, the
-    grid ``ROWSxCOLS`` taken from that machine's (no larger than it)."""
+def array_on(text: str | None, machine: str | None) -> ProcessorArray:
+    """``--array`` on ``--machine``: without a machine, :func:`array_of` (``8x8`` when not
+    given); with one, the grid ``ROWSxCOLS`` taken from that machine's (no larger than it),
+    its whole grid when not given."""
     if machine is None:
-        return array_of(text)
+        return array_of(text or "8x8")
     base = array_of(machine, "--machine")
+    if text is None:
+        return base
     if is_declaration_file(text):
         raise SpecError(f"--array {text}: with --machine, give the grid used as ROWSxCOLS "
                         f"(the declaration is {machine})")
