@@ -80,3 +80,26 @@ def test_conditions_read_as_written():
     assert texts("gesummv") == {"i0 == 0", "i0 >= 1", "i1 == 0", "i1 == N1 - 1", "i1 >= 1"}
     assert {"i - j == 0", "i - j >= 1"} <= texts("trisolv")
     assert "i <= N - 2" in texts("jacobi-2d")
+
+
+BAND = ("void band(int N, int W, double A[N][N + W - 1], double x[N + W - 1], double y[N]) {\n"
+        "  int i, j;\n  for (i = 0; i < N; i++) {\n    y[i] = 0;\n"
+        "    for (j = i; j < i + W; j++)\n      y[i] += A[i][j] * x[j];\n  }\n}\n")
+
+
+def test_a_band_too_big_to_draw_keeps_its_width(tmp_path):
+    """A smaller instance halves the large parameters only: scaled all alike, W = 5 became 1
+    and the band its diagonal, with no propagation to draw. The drawn arrows are walked
+    point by point and equal the symbolic counts at the drawn instance."""
+    from polyjoule.frontends.resolve import kernel_from
+    from polyjoule.reports.html import _space
+
+    src = tmp_path / "band.c"
+    src.write_text(BAND)
+    a = analyze(kernel_from(str(src)), array=(4, 4))
+    (entry,) = _space(a, {"N": 40, "W": 5}, {"phases": []})
+    assert entry["scaled"] and entry["values"]["W"] == 5 and entry["values"]["N"] < 40
+    assert entry["checks"] and all(
+        c["walked_FD"] == c["symbolic_FD"] and c["walked_ID"] == c["symbolic_ID"]
+        for c in entry["checks"])
+    assert sum(c["walked_FD"] for c in entry["checks"]) > 0

@@ -198,14 +198,31 @@ def _drawn_values(a: Any, pra: Any, values: Mapping[str, int]) -> dict[str, int]
     same mapping (``None`` when there is none, e.g. explicit tiles larger than it)."""
     if _drawable(pra, values):
         return dict(values)
-    biggest = max(d.extent.evaluate(values) for d in pra.dims)
     least = dict(pra.param_min)
-    small = {p: max(least.get(p, 1), v * 10 // biggest) for p, v in values.items()}
-    try:
-        a.evaluate(small)
-    except (InfeasibleMapping, ParameterRangeError):
-        return None
-    return small if _drawable(pra, small) else None
+    biggest = max(d.extent.evaluate(values) for d in pra.dims)
+    for small in (_halved(pra, values, least),  # a band's width kept: its shape is the point
+                  {p: max(least.get(p, 1), v * 10 // biggest) for p, v in values.items()}):
+        if small is None or not _drawable(pra, small):
+            continue
+        try:
+            a.evaluate(small)
+        except (InfeasibleMapping, ParameterRangeError):
+            continue
+        return small
+    return None
+
+
+def _halved(pra: Any, values: Mapping[str, int], least: Mapping[str, int]) -> dict[str, int] | None:
+    """``values`` with the largest parameter halved until the space is drawable: the small
+    ones (a band's width, a stencil's radius) keep their values."""
+    small = dict(values)
+    while not _drawable(pra, small):
+        p = max(small, key=lambda q: small[q])
+        half = max(least.get(p, 1), small[p] // 2)
+        if half == small[p]:
+            return None
+        small[p] = half
+    return small
 
 
 def _symbolic_arrows(r: Any, phase: str) -> Counter:
