@@ -70,6 +70,9 @@ def _err_line_from(result) -> str:
 def test_bad_input_is_one_line_exit_2() -> None:
     cases = [
         (["simulate", "gesummv", "--set", "N0=100000,N1=100000"], "limit"),
+        (["simulate", "gemm", "--array", "2x2", "--set", "N=10000000000"], "limit of 2.0 GiB"),
+        (["validate", "gemm", "--array", "2x2", "--set", "N=10000000000"], "limit of 2.0 GiB"),
+        (["validate", "gemm", "--array", "2x2", "--set", "N=3000"], "limit of 2.0 GiB"),
         (["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6", "--pi", "0"], "pi"),
         (["simulate", "jacobi-1d", "--array", "1x4", "--order", "t,i"], "violates"),
         (["simulate", "gesummv", "--order", "i0,q"], "no dim"),

@@ -91,6 +91,55 @@ def test_unschedulable_point_refused_with_its_reason(cache):
     assert np.all(r.columns["latency_cycles"] > 0)
 
 
+def _order_spec(name, sizes, datasets, orders):
+    k = get(name)
+    return SweepSpec(k, space.size_grid(k, list(sizes), list(datasets)),
+                     space.mappings(space.parse_arrays("2x2"), space.parse_tiles([]),
+                                    space.parse_orders(k, orders)), skip_infeasible=True)
+
+
+def _rows_of(columns, keep):
+    return {k: v[keep] for k, v in columns.items() if k != "pareto"}
+
+
+def _assert_same_rows(got, want):
+    assert got.keys() == want.keys()
+    for k in want:
+        if want[k].dtype.kind == "f":
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-12, err_msg=k)
+        else:
+            assert got[k].tolist() == want[k].tolist(), k
+
+
+def test_infeasible_order_dropped_beside_a_feasible_one(cache):
+    """jacobi-2d MINI on 2x2: t/i/j has no schedule, i/j/t has. With --skip-infeasible the
+    mixed sweep keeps exactly the rows of the sweep of i/j/t alone (an order whose every point
+    is refused shares its array and tile's counts with the feasible one: it must not poison
+    them)."""
+    mixed = run_sweep(_order_spec("jacobi-2d", (), ("MINI",), "t/i/j,i/j/t"), store=cache)
+    alone = run_sweep(_order_spec("jacobi-2d", (), ("MINI",), "i/j/t"), store=cache)
+    assert mixed.meta["skipped_infeasible"] == 1
+    assert len(mixed) == len(alone) == 1
+    _assert_same_rows(mixed.columns, alone.columns)
+    with pytest.raises(InfeasibleMapping):
+        run_sweep(_order_spec("jacobi-2d", (), ("MINI",), "t/i/j"), store=cache)
+
+
+def test_orders_feasible_at_different_sizes_keep_their_own_counts(cache):
+    """jacobi-2d on 2x2: t/i/j is feasible at TSTEPS=2 only, i/j/t at every size. Each order's
+    rows of the mixed sweep equal that order's sweep alone, whichever order comes first (the
+    counts are shared per array and tile, the feasible points are not)."""
+    sizes = ("TSTEPS=2,3", "N=4,8")
+    alone = {o: run_sweep(_order_spec("jacobi-2d", sizes, (), o), store=cache) for o in ("t/i/j", "i/j/t")}
+    assert alone["t/i/j"].columns["TSTEPS"].tolist() == [2, 2]
+    assert alone["i/j/t"].columns["TSTEPS"].tolist() == [2, 2, 3, 3]
+    for orders in ("t/i/j,i/j/t", "i/j/t,t/i/j"):
+        mixed = run_sweep(_order_spec("jacobi-2d", sizes, (), orders), store=cache)
+        assert mixed.meta["skipped_infeasible"] == 2
+        for o, r in alone.items():
+            _assert_same_rows(_rows_of(mixed.columns, mixed.columns["order"] == o), _rows_of(r.columns, slice(None)))
+
+
 def test_multiphase_kernel(cache, assert_validated):
     spec = _spec("atax", sizes=("N=8:16:8", "M=12"), arrays="1x4")
     r = run_sweep(spec, store=cache)

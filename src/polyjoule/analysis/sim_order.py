@@ -14,6 +14,7 @@ in small bands is the same computation, operation for operation, as a run in one
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
@@ -85,21 +86,49 @@ def reach(pra: PRA, sig: np.ndarray) -> int:
                 if s.kind == "transport" and any(s.dep or ())), default=0)
 
 
+WAVEFRONT_KEYS_MAX = 1 << 22  # wavefronts counted one by one (32 MiB of int64); beyond: a bound
+
+
 def wavefront_sizes(sig: np.ndarray, ext: Sequence[int]) -> tuple[int, np.ndarray]:
     """(first key, points of the box per key ``sigma . i``): an upper bound of each
-    wavefront's size (the domain may cut the box), without enumerating a point."""
+    wavefront's size (the domain may cut the box), without enumerating a point. One entry
+    per key: only for a box the simulator can walk (see :func:`widest_wavefront`)."""
     sizes = np.ones(1, dtype=np.int64)
     first = 0
     for s, e in zip(sig, ext, strict=True):
         s = int(s)
-        step = np.zeros(abs(s) * (e - 1) + 1, dtype=np.int64)
-        step[::max(abs(s), 1)] = 1
         if s == 0:
-            step = np.array([e], dtype=np.int64)
-        elif s < 0:
+            sizes = sizes * e
+            continue
+        if s < 0:
             first += s * (e - 1)
-        sizes = np.convolve(sizes, step)
+        sizes = _window_sums(sizes, abs(s), e)
     return first, sizes
+
+
+def _window_sums(a: np.ndarray, step: int, count: int) -> np.ndarray:
+    """``out[k] = sum(a[k - step*t] for t < count)``: the convolution with ``count`` ones
+    ``step`` apart, by running sums per residue class (linear time, not quadratic)."""
+    out = np.zeros(a.size + step * (count - 1), dtype=np.int64)
+    out[:a.size] = a
+    for r in range(step):
+        run = np.cumsum(out[r::step])
+        run[count:] -= run[:-count].copy()
+        out[r::step] = run
+    return out
+
+
+def widest_wavefront(sig: np.ndarray, ext: Sequence[int]) -> int:
+    """Points of the box's widest wavefront, in memory that does not grow with the problem:
+    exact (:func:`wavefront_sizes`) up to :data:`WAVEFRONT_KEYS_MAX` keys, else the bound
+    box / largest extent along ``sigma`` (fixing the other coordinates leaves at most one
+    point on a wavefront), which such a box already exceeds any simulator memory with."""
+    keys = sum(abs(int(s)) * (int(e) - 1) for s, e in zip(sig, ext, strict=True)) + 1
+    box = math.prod(int(e) for e in ext)
+    if keys <= WAVEFRONT_KEYS_MAX and box < 2**62:
+        return int(wavefront_sizes(sig, ext)[1].max())
+    along = [int(e) for s, e in zip(sig, ext, strict=True) if s]
+    return box // max(along) if along else box
 
 
 def bands(sig: np.ndarray, ext: Sequence[int], chunk: int) -> list[tuple[int, int]]:

@@ -22,6 +22,7 @@ size runs within ``memory_limit``; time follows the iteration count
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from polyjoule.analysis.sim_checks import (
     reference_label,
     tile_points,
 )
-from polyjoule.analysis.sim_order import reach, sigma, wavefront_sizes
+from polyjoule.analysis.sim_order import reach, sigma, widest_wavefront
 from polyjoule.analysis.sim_walk import PhaseResult, extents, run_phase
 from polyjoule.errors import ResourceLimitError
 from polyjoule.model.pra import PRA, Kernel
@@ -135,7 +136,7 @@ class SimResult:
 
 def iterations(kernel: Kernel, values: Mapping[str, int]) -> int:
     """Points of every phase's box: what a run walks (the domain may hold fewer)."""
-    return sum(int(np.prod([max(0, e) for e in extents(pra, values)])) for pra in kernel.phases)
+    return sum(math.prod(max(0, e) for e in extents(pra, values)) for pra in kernel.phases)
 
 
 def estimate_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
@@ -143,7 +144,7 @@ def estimate_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
     run (callers gate slow runs on it); a streamed run needs far less (:func:`plan`)."""
     peak = 0
     for pra in kernel.phases:
-        box = int(np.prod([max(1, e) for e in extents(pra, values)]))
+        box = math.prod(max(1, e) for e in extents(pra, values))
         peak = max(peak, box * (17 * _nvars(pra) + 8 * pra.n + 72))
     return peak + _tensor_bytes(kernel, values)
 
@@ -152,7 +153,7 @@ def estimate_seconds(kernel: Kernel, values: Mapping[str, int]) -> float:
     """A run's time on an unloaded core of the project's machine, from its points and
     statements (:data:`SECONDS_PER_INSTANCE`)."""
     return sum(SECONDS_PER_INSTANCE * len(pra.statements)
-               * int(np.prod([max(0, e) for e in extents(pra, values)]))
+               * math.prod(max(0, e) for e in extents(pra, values))
                for pra in kernel.phases)
 
 
@@ -178,16 +179,16 @@ def plan(kernel: Kernel, values: Mapping[str, int], memory_limit: int = MEMORY_L
         ext = extents(pra, values)
         if not all(e > 0 for e in ext):
             continue
-        box = max(box, int(np.prod(ext)))
+        box = max(box, math.prod(ext))
         sig = sigma(pra, ext)
         bands = reach(pra, sig) + 1
-        widest = int(wavefront_sizes(sig, ext)[1].max())
+        widest = widest_wavefront(sig, ext)
         point = 4 * pra.n + 8 + _nvars(pra) * 17 + 8 * pra.n + 16
         per_band = max(per_band, bands * point)
         tile = tile_points(concrete[q], ext) if concrete else widest
         floor = max(floor, widest * (bands * point + 8 * pra.n + 160), tile * (8 * pra.n + 40))
         if measure:  # FIFO occupancy events are kept for the whole run
-            fixed += 24 * int(np.prod(ext)) * sum(1 for s in pra.statements
+            fixed += 24 * math.prod(ext) * sum(1 for s in pra.statements
                                                   if s.kind == "transport")
     room = memory_limit - fixed - floor
     if per_band == 0:
@@ -211,7 +212,7 @@ def _tensor_bytes(kernel: Kernel, values: Mapping[str, int]) -> int:
     """Tensors in DRAM, their inputs' copies, written flags and the numpy reference."""
     total = 0
     for t in kernel.tensors().values():
-        total += 16 * int(np.prod([max(0, s.evaluate(values)) for s in t.shape]))
+        total += 16 * math.prod(max(0, int(s.evaluate(values))) for s in t.shape)
     return 2 * total
 
 

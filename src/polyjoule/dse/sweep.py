@@ -399,18 +399,17 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
     derive_s = time.perf_counter() - td
     results: list[MappingResult] = []
     te = time.perf_counter()
-    counts_cache: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
+    shared = _shared_counts(spec.mappings, masks, ans, grid.values)
     for i, (m, ok) in enumerate(zip(spec.mappings, masks, strict=True)):
         progress("evaluate", i, len(spec.mappings))
         idx = np.flatnonzero(ok)
         sizes = {p: v[idx] for p, v in grid.values.items()}
-        a = ans[(m.array, m.tile)]
-        ck = (m.array, m.tile)
-        if ck not in counts_cache:  # counts do not depend on the scanning order
-            counts_cache[ck] = counts_many(a, sizes) if idx.size else {}
+        union, counts = shared[(m.array, m.tile)]
+        rows = np.searchsorted(union, idx)  # this order's points among its array and tile's
         lat = latency_many(scheds[m], sizes, np.ones(idx.size, dtype=bool)) if idx.size \
             else np.zeros(0, dtype=np.int64)  # only legal points (the verdict above)
-        results.append(MappingResult(m, a, idx, counts_cache[ck], lat, scheds[m], verdicts[i]))
+        results.append(MappingResult(m, ans[(m.array, m.tile)], idx, {k: v[rows] for k, v in counts.items()},
+                                     lat, scheds[m], verdicts[i]))
     progress("evaluate", len(spec.mappings), len(spec.mappings))
     eval_s = time.perf_counter() - te
     columns = _assemble(spec, results, tables)
@@ -424,6 +423,21 @@ def run_sweep(spec: SweepSpec, store: FormulaStore | None = None, executor: Any 
                                        a.derive_seconds for k, a in ans.items()},
     }
     return SweepResult(kernel.name, grid.params, columns, meta, None, results)
+
+
+def _shared_counts(mappings: Sequence[MappingSpec], masks: list[np.ndarray], ans: Mapping[tuple[Any, ...], Analysis],
+                   values: Mapping[str, np.ndarray]) -> dict[tuple[Any, ...], tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """Counts once per array shape and tile over the points feasible for any of its scanning
+    orders (counts do not depend on the order, feasibility does): grid positions, counts."""
+    union: dict[tuple[Any, ...], np.ndarray] = {}
+    for m, ok in zip(mappings, masks, strict=True):
+        key = (m.array, m.tile)
+        union[key] = union[key] | ok if key in union else ok.copy()
+    out: dict[tuple[Any, ...], tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    for key, ok in union.items():
+        idx = np.flatnonzero(ok)
+        out[key] = (idx, counts_many(ans[key], {p: v[idx] for p, v in values.items()}) if idx.size else {})
+    return out
 
 
 def _tile_text(t: tuple[int, ...] | None) -> str:
