@@ -198,7 +198,7 @@ def plan(kernel: Kernel, values: Mapping[str, int], memory_limit: int = MEMORY_L
     if room < per_band or need > memory_limit:
         raise ResourceLimitError(
             f"simulate: {kernel.name} at {', '.join(f'{k}={v}' for k, v in values.items())} "
-            f"needs about {need / 2**30:.1f} GiB even streamed, over the simulator's limit of "
+            f"needs about {need / 2**30:,.1f} GiB even streamed, over the simulator's limit of "
             f"{memory_limit / 2**30:.1f} GiB (use smaller sizes or raise --memory-limit; the "
             f"symbolic analysis has no limit)")
     return Plan(chunk, need)
