@@ -349,3 +349,11 @@ def test_docs_list_every_distributed_file() -> None:
         DOC.write_text(fresh)
         return
     assert text == fresh, "docs/kernels.md file table is stale: regenerate (see the docstring)"
+
+
+@pytest.mark.parametrize("define", ["1BAD", "=3", "A-B=2", ""])
+def test_a_define_that_is_no_macro_is_refused_by_name(define: str) -> None:
+    """``-D 1BAD`` reached the preprocessor, whose complaint named neither -D nor the file."""
+    with pytest.raises(SpecError, match=r"^-D .*not NAME or NAME=VALUE"):
+        _load("gemm", defines=(define,))
+

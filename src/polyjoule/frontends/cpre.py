@@ -94,6 +94,8 @@ def _run(text: str, filename: str, include_dirs: Sequence[str],
          defines: Sequence[str]) -> _Pre:
     pre = _Pre(filename, include_dirs)
     for d in defines:
+        if not re.fullmatch(r"[A-Za-z_]\w*(\([\w\s,]*\))?([= ].*)?", d, re.DOTALL):
+            raise SpecError(f"-D {d}: not NAME or NAME=VALUE (a macro name is a C identifier)")
         pre.define(d.replace("=", " ", 1))
     pre.parse(text, filename)
     out = io.StringIO()
