@@ -149,13 +149,13 @@ def run_cmd(
     rng = np.random.default_rng(seed)
     shape = (cfg.MAXDIM, cfg.MAXDIM)
     lo, hi = (-128, 128) if full_range else (-8, 9)
-    A = _npy(a, shape) if a else rng.integers(lo, hi, shape, dtype=np.int8)
-    B = _npy(b, shape) if b else rng.integers(lo, hi, shape, dtype=np.int8)
+    tag: tuple[int, int, int, bool] | None = None
+    if gemm is not None:  # before any run: a claim the images cannot hold is bad input
+        tag = (*_claim(gemm, build.name, cfg.MAXDIM), relu)
+    A = _npy("--a", a, shape) if a else rng.integers(lo, hi, shape, dtype=np.int8)
+    B = _npy("--b", b, shape) if b else rng.integers(lo, hi, shape, dtype=np.int8)
     C = execute(stream, A, B, np.zeros(shape, np.int8), cfg)
-    if gemm is not None:
-        dims = _shape(gemm)
-        tag: tuple[int, int, int, bool] | None = (*dims, relu)
-    else:
+    if tag is None:
         tag = _gemm_tag(program)
     if out is not None:
         _save_npy(out, C)
@@ -176,18 +176,45 @@ def run_cmd(
          f"{' relu' if r else ''}; int32 wrap, int8 saturate)")
 
 
-def _npy(path: Path, shape: tuple[int, int]):
+#: the first bytes of every .npy file (numpy's format, any version)
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def _npy(option: str, path: Path, shape: tuple[int, int]):
+    """The int8 image ``option`` names; anything else is one line naming option and file
+    (numpy's own text would talk about pickles for a text file)."""
     import numpy as np
 
     try:
+        with path.open("rb") as f:
+            magic = f.read(len(NPY_MAGIC))
+    except OSError as e:
+        raise SpecError(f"{option}: {path}: cannot read: {e.strerror or e}") from None
+    if magic != NPY_MAGIC:
+        raise SpecError(f"{option}: {path} is not a .npy array (no .npy header; write one "
+                        "with numpy.save)")
+    try:
         X = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise SpecError(f"{path}: not a readable .npy array: {e}") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise SpecError(f"{option}: {path} is not a readable .npy array: "
+                        f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if X.shape != shape:
-        raise SpecError(f"{path}: shape: {X.shape} is not {shape} (MAXDIM x MAXDIM)")
+        raise SpecError(f"{option}: {path}: shape {X.shape} is not {shape} (MAXDIM x MAXDIM)")
     if not np.issubdtype(X.dtype, np.integer) or X.min() < -128 or X.max() > 127:
-        raise SpecError(f"{path}: dtype: values must be int8 (-128..127)")
+        raise SpecError(f"{option}: {path}: dtype: values must be int8 (-128..127)")
     return X.astype(np.int8)
+
+
+def _claim(text: str, build: str, maxdim: int) -> tuple[int, int, int]:
+    """``--gemm MxKxN``: the GEMM the program is claimed to compute; A, B and C are
+    MAXDIM x MAXDIM images, so an extent past MAXDIM is not a claim one run can check."""
+    dims = _shape(text)
+    over = [f"{r}={d}" for r, d in zip("MKN", dims, strict=True) if d > maxdim]
+    if over:
+        raise SpecError(f"--gemm {text}: {', '.join(over)} over MAXDIM={maxdim} of build "
+                        f"{build} (A, B and C are MAXDIM x MAXDIM images; a larger layer is "
+                        "host blocks: polyjoule map)")
+    return dims
 
 
 def _save_npy(path: Path, C) -> None:

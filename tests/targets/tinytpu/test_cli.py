@@ -111,3 +111,38 @@ def test_bad_config(gemm_file):
 
 def test_missing_file(tmp_path):
     one_line_error(invoke("cycles", tmp_path / "none.tasm"), "cannot read")
+
+
+@pytest.mark.parametrize("claim, over", [("32x32x32", "M=32, K=32, N=32"), ("16x32x16", "K=32"),
+                                         ("8x8x17", "N=17")])
+def test_run_gemm_claim_past_maxdim_is_bad_input(gemm_file, claim, over):
+    """--gemm claims the GEMM the program computes; A, B, C are MAXDIM x MAXDIM images."""
+    one_line_error(invoke("run", gemm_file, *MD16, "--gemm", claim),
+                   f"--gemm {claim}", over, "MAXDIM=16")
+
+
+def test_run_gemm_claim_within_maxdim_is_still_a_verdict(gemm_file):
+    r = invoke("run", gemm_file, *MD16, "--gemm", "16x16x16", "--relu")
+    assert r.exit_code == 0 and "matches numpy" in r.output
+    r = invoke("run", gemm_file, *MD16, "--gemm", "16x8x16", "--relu")
+    assert r.exit_code == 1 and "differs from numpy" in r.output
+
+
+@pytest.mark.parametrize("opt", ["--a", "--b"])
+def test_run_operand_that_is_not_npy_names_option_and_file(gemm_file, tmp_path, opt):
+    good = tmp_path / "ok.npy"
+    np.save(good, np.zeros((16, 16), np.int8))
+    other = "--b" if opt == "--a" else "--a"
+    r = invoke("run", gemm_file, *MD16, opt, gemm_file, other, good)
+    one_line_error(r, f"{opt}: {gemm_file} is not a .npy array")
+    assert "pickle" not in r.output
+
+
+def test_run_operand_truncated_or_missing_names_option(gemm_file, tmp_path):
+    good, cut = tmp_path / "ok.npy", tmp_path / "cut.npy"
+    np.save(good, np.zeros((16, 16), np.int8))
+    cut.write_bytes(good.read_bytes()[:20])
+    one_line_error(invoke("run", gemm_file, *MD16, "--a", good, "--b", cut),
+                   f"--b: {cut} is not a readable .npy array")
+    one_line_error(invoke("run", gemm_file, *MD16, "--a", tmp_path / "no.npy", "--b", good),
+                   "--a: ", "no.npy: cannot read")

@@ -88,8 +88,9 @@ def blocks(extents: Mapping[str, int], roles: tuple[str, str, str], cfg: Config
     """Every block shape that fits ``cfg`` and tiles the layer, largest first."""
     row, red, col = roles
     M, K, N = extents[row], extents[red], extents[col]
-    out = [Block(mb, K, nb) for mb in range(M, 0, -1) if M % mb == 0
-           for nb in range(N, 0, -1) if N % nb == 0]
+    cap = cfg.MAXDIM  # mb and nb past MAXDIM never fit an image: the walk is extent-free
+    out = [Block(mb, K, nb) for mb in range(min(M, cap), 0, -1) if M % mb == 0
+           for nb in range(min(N, cap), 0, -1) if N % nb == 0]
     return [b for b in out if b.misfit(cfg) is None]
 
 

@@ -516,25 +516,41 @@ def admitted(instrs: Sequence[Instr], cfg: Config) -> Admitted:
         raise Refused("resources", str(e), kinds=CAUSE_KIND) from None
 
 
+#: row (and column) blocks ``verify`` checks of a blocked layer: every block of a layer
+#: up to VERIFY_SPAN x VERIFY_SPAN blocks; past that, the blocks of VERIFY_SPAN row-block
+#: and VERIFY_SPAN column-block indices spread over the layer, first and last included
+#: (every block runs the same program, so its cost must not grow with the extent)
+VERIFY_SPAN = 8
+
+
 def verify_blocked(workload: Workload, extents: Mapping[str, int], program: Blocked,
                    seed: int = 0) -> bool:
-    """Every host block's program on its folded images; the assembled C vs numpy."""
+    """Host blocks' programs on their folded images vs numpy over the sub-layer they
+    cover: every block, or the spread of :data:`VERIFY_SPAN` row and column blocks."""
     ro, b, cfg = program.roles, program.block, program.cfg
+    rows = spread(extents[ro.row] // b.mb, VERIFY_SPAN)
+    cols = spread(extents[ro.column] // b.nb, VERIFY_SPAN)
     rng = np.random.default_rng(seed)
     act, wgt = workload.contractions[0]
-    values = {t.name: rng.integers(-4, 5, size=t.extent(extents))
-              for t in workload.operands}
-    A, B = values[act], values[wgt]
-    m, n = extents[ro.row], extents[ro.column]
-    out = np.zeros((m, n), np.int64)
+    A = rng.integers(-4, 5, size=(len(rows) * b.mb, b.K))
+    B = rng.integers(-4, 5, size=(b.K, len(cols) * b.nb))
+    out = np.zeros((A.shape[0], B.shape[1]), np.int64)
     md = cfg.MAXDIM
-    for i in range(m // b.mb):
-        for j in range(n // b.nb):
+    for i in range(len(rows)):
+        for j in range(len(cols)):
             Ai, Bj = blocked.pack(b, A, B, i, j, cfg)
             C = _run_checked(program, Ai, Bj, np.zeros((md, md), np.int8))
             out[i * b.mb:(i + 1) * b.mb, j * b.nb:(j + 1) * b.nb] = C[:b.mb, :b.nb]
-    gold = np.clip(workload.evaluate(values), -128, 127)
+    gold = np.clip(workload.evaluate({act: A, wgt: B}), -128, 127)
     return bool(np.array_equal(out, gold))
+
+
+def spread(n: int, k: int) -> list[int]:
+    """``k`` indices spread evenly over ``range(n)``, the first and last included (all of
+    them when ``n <= k``)."""
+    if n <= k:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
 
 
 def _run_checked(program: Lowered, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
