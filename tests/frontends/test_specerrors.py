@@ -49,6 +49,8 @@ PRA_FILES = [
     (_edit(", upper: N - 1}", "}"), "dims[0].upper: is missing (see docs/model.md)"),
     (_edit("upper: N - 1}", "upper: N - 1, step: 2}"),
      "dims[0].step: unknown field (known: name, lower, upper, extent)"),
+    (_edit("upper: N - 1}", "upper: N - 1, step: 2, stride: 1}"),  # the known ones once
+     "dims[0].step, dims[0].stride: unknown fields (known: name, lower, upper, extent)"),
     (_edit("lower: 0,", "lower: [0],"),
      "dims[0].lower: must be a whole number or an affine expression like N - 1 (got [0])"),
     (_edit("shape: [N], kind: input", "shape: [1.5], kind: input"),

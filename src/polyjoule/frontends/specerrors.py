@@ -85,9 +85,16 @@ def problems(e: ValidationError, schema: type[BaseModel], docs: str = "",
     found: dict[str, None] = {}
     errs = [(err, _walk(schema, err["loc"], at)) for err in e.errors()]
     missing = [field_path(p.path) for err, p in errs if err["type"] == "missing"]
+    unknown: dict[tuple[Any, ...], list[str]] = {}  # per mapping, its unknown fields
+    for err, place in errs:
+        if err["type"] == "extra_forbidden":
+            unknown.setdefault(tuple(err["loc"][:-1]), []).append(field_path(place.path))
     for err, place in errs:
         if err["type"] == "missing":  # all at once: "einsum, dims: are missing (see ...)"
             found[_missing(missing, docs, words)] = None
+            continue
+        if err["type"] == "extra_forbidden":  # a mapping's unknown fields, the known once
+            found[_unknown(unknown[tuple(err["loc"][:-1])], schema, err["loc"][:-1])] = None
             continue
         if place.union is None:
             found[_problem(err, place, schema, docs, words)] = None
@@ -112,9 +119,6 @@ def _problem(err: Mapping[str, Any], place: _Place, schema: type[BaseModel], doc
         kind = "empty"
     if kind in ("value_error", "assertion_error"):
         return f"{path}: {ctx.get('error', err['msg'])}"
-    if kind == "extra_forbidden":
-        known = _fields(_walk(schema, err["loc"][:-1]).annotation)
-        return f"{path}: unknown field" + (f" (known: {', '.join(known)})" if known else "")
     if kind in ("model_type", "model_attributes_type", "dict_type") and not place.key:
         shape = "a mapping" if place.annotation is Any else _kind(place.annotation)
         return f"{path}: must be {shape} (got {_value(got)}{see})"
@@ -125,6 +129,13 @@ def _problem(err: Mapping[str, Any], place: _Place, schema: type[BaseModel], doc
     if place.key:
         return f"{path}: the key {what}"
     return f"{path}: {what} (got {_value(got)})"
+
+
+def _unknown(paths: list[str], schema: type[BaseModel], parent: Any) -> str:
+    """A mapping's unknown fields as one problem: ``rows, cols: unknown fields (known: ..)``."""
+    known = _fields(_walk(schema, parent).annotation)
+    return (f"{', '.join(paths)}: unknown field{'s' if len(paths) > 1 else ''}"
+            + (f" (known: {', '.join(known)})" if known else ""))
 
 
 def _missing(paths: list[str], docs: str, words: Mapping[str, str]) -> str:
