@@ -60,6 +60,10 @@ def test_mappings():
     assert len(space.parse_orders(k, "all")) == 6
     with pytest.raises(SpecError):
         space.parse_orders(k, "ijx")
+    assert space.parse_orders(k, "ijk,") == [("i", "j", "k")]  # a trailing comma is no order
+    for blank in ("", ",", " , "):  # were read as auto
+        with pytest.raises(SpecError, match="names no order"):
+            space.parse_orders(k, blank)
     ms = space.mappings([(4, 4), (8, 8)], [None], [None, ("i", "j", "k")])
     assert len(ms) == 4 and ms[1].order_text == "i/j/k"
 

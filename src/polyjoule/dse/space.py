@@ -213,7 +213,10 @@ def parse_orders(kernel: Kernel, text: str | None) -> list[tuple[str, ...] | Non
                 raise SpecError(f"--orders: {item!r} is not a permutation of {kernel.name}'s dims "
                                 f"{'/'.join(dims)} (innermost first)")
             out.append(names)
-    return list(dict.fromkeys(out)) or [None]
+    if not out:
+        raise SpecError(f"--orders: {text!r} names no order (auto, all, or orders like "
+                        f"{'/'.join(dims)})")
+    return list(dict.fromkeys(out))
 
 
 def mappings(arrays: Sequence[tuple[int, int]], tiles: Sequence[tuple[int, ...] | None],
