@@ -181,3 +181,182 @@ def test_many_points_counted_at_once_equal_each_walked() -> None:
                 assert got[i] == want, (name, mv.statement, v, q, lj.tolist(), got[i], want)
                 checked += int(want > 0)
     assert checked >= 100, checked
+
+
+def _nested(rng: np.random.Generator, n: int, top: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A box whose starts nest (each dim's step past the span of the smaller ones, some
+    steps just past it, as a dense scan's), with negative, zero and one-point dims."""
+    sizes = tuple(int(rng.integers(1, top)) for _ in range(n))
+    lam, span = [0] * n, 0
+    for l in rng.permutation(n).tolist():
+        step = span + int(rng.choice([1, 1, 2, 3, 7])) if rng.random() < 0.9 else 0
+        lam[l] = step * int(rng.choice([1, -1]))
+        span += step * (sizes[l] - 1)
+    return sizes, tuple(lam)
+
+
+def test_nested_boxes_counted_on_their_digits_equal_their_starts_listed() -> None:
+    """A box whose starts nest is counted without listing its points: against its starts
+    listed and windowed (random sizes, steps with and without gaps, waits across levels)."""
+    rng = np.random.default_rng(17)
+    for case in range(3000):
+        sizes, lam = _nested(rng, int(rng.integers(1, 5)), 7)
+        span = sum(abs(a) * (s - 1) for a, s in zip(lam, sizes, strict=True))
+        wait = int(rng.integers(-1, span + 3))
+        j = np.stack([x.ravel() for x in np.meshgrid(*(np.arange(s) for s in sizes),
+                                                     indexing="ij")])
+        want = window(np.asarray(lam) @ j, wait)
+        assert occupancy.nested_window(sizes, lam, wait) == want, (case, sizes, lam, wait)
+
+
+def test_a_nested_box_past_any_listing_is_counted_exactly() -> None:
+    """Rows of ``n0`` consecutive starts ``P`` cycles apart, ``n1`` of them (a tile's
+    consumers less its edges): a window of ``q P + rho`` cycles holds ``q`` rows and the
+    most of the next two one window of ``rho`` cycles holds (by hand:
+    ``min(2 n0, max(min(rho, n0), rho - (P - n0)))``), at sizes no listing reaches."""
+    for n0, gap, n1 in [(374_999_999, 1, 2_999_999_999), (10**12, 5 * 10**11, 10**9),
+                        (7, 3, 10**15)]:
+        big = n0 + gap
+        for wait in [big, 3 * big - 1, 5 * big + gap + 1, 2 * big + n0 // 2, gap + 2]:
+            q, rho = divmod(wait, big)
+            want = q * n0 + min(2 * n0, max(min(rho, n0), rho - gap))
+            assert occupancy.box_window((n0, n1), (1, big), wait) == want, (n0, gap, n1, wait)
+            assert occupancy.box_window((n1, n0), (-big, 1), wait) == want
+            assert occupancy.nested_window((n1, n0), (-big, 1), wait) == want
+
+
+def _one_sign(rng: np.random.Generator, n: int, p: list[int], outer: int
+              ) -> tuple[np.ndarray, int, bool]:
+    """A band edge or triangle naming the outer dim with one sign (or not at all)."""
+    vec = np.zeros(n, dtype=np.int64)
+    others = [l for l in range(n) if l != outer]
+    vec[others[int(rng.integers(len(others)))]] = int(rng.choice([-2, -1, 1, 2]))
+    if rng.random() < 0.8:
+        vec[outer] = 1 if rng.random() < 0.5 else -1
+    reach = int(np.abs(vec) @ np.asarray(p)) + 2
+    return vec, int(rng.integers(-reach, reach + 1)), False
+
+
+def test_scanned_tiles_cut_to_the_slices_a_window_meets_equal_the_point_walk(monkeypatch) -> None:
+    """Scanning orders (the outer dim's ``lambda`` past the others' span), conditions naming
+    the outer dim with one sign (slices growing or shrinking along it) or not at all: the
+    tiles cut to the slices a window meets, and those that become whole there counted as
+    boxes, hold what the walk of every point holds."""
+    cut = {"first": 0, "last": 0}
+    trimmed = occupancy._trimmed
+
+    def counted(a, b, *rest):
+        got = trimmed(a, b, *rest)
+        cut["first"] += int((got[1] < b).any(axis=1).sum())
+        cut["last"] += int((got[0] > a).any(axis=1).sum())
+        return got
+    monkeypatch.setattr(occupancy, "_trimmed", counted)
+    rng = np.random.default_rng(23)
+    for case in range(400):
+        n = int(rng.integers(2, 4))
+        p = [int(rng.integers(2, 10)) for _ in range(n)]
+        t = [int(rng.integers(1, 4)) for _ in range(n)]
+        ranges = []
+        for q, tl in zip(p, t, strict=True):
+            a = rng.integers(0, 2, size=tl)
+            ranges.append(np.stack([a, a + rng.integers(q - 3, q, size=tl)], axis=1))
+        order = rng.permutation(n).tolist()
+        lam = np.zeros(n, dtype=np.int64)
+        step = 1
+        for l in order:
+            lam[l] = step * int(rng.choice([1, -1]))
+            step *= p[l] + int(rng.integers(0, 2))
+        coupled = [_one_sign(rng, n, p, order[-1]) for _ in range(int(rng.integers(1, 3)))]
+        top = int(abs(lam[order[-1]])) * 2 if case % 4 else int(np.abs(lam) @ np.asarray(p))
+        wait = int(rng.integers(1, top + 2))
+        occupancy._walked.cache_clear()
+        got = _coupled_tiles(ranges, coupled, lam, p, wait)
+        want = _walked(ranges, coupled, lam, p, wait)
+        assert np.array_equal(got[0], want[0]) and got[1] == want[1], (
+            case, ranges, lam, coupled, p, wait, got, want)
+    assert min(cut.values()) >= 50, cut
+
+
+def test_a_point_asks_only_its_deepest_tile(monkeypatch) -> None:
+    """With each tile's point given, tiles a counted one beats are left out: per point the
+    deepest equals the deepest of its tiles each counted; a tile too large to count is
+    UNCOUNTED unless a counted tile of its point holds what its box could."""
+    rng = np.random.default_rng(29)
+    decided = lost = 0
+    for case in range(300):
+        n = 2
+        tiles = int(rng.integers(2, 7))
+        p = [int(rng.integers(2, 9)) for _ in range(n)]
+        a = np.zeros((tiles, n), dtype=np.int64)
+        b = np.stack([np.full(tiles, q - 1) for q in p], axis=1) - rng.integers(0, 2, (tiles, n))
+        vecs = np.asarray([[1, -1]], dtype=np.int64)
+        const = rng.integers(-p[1], p[0] + 1, size=(tiles, 1))
+        eqs = np.asarray([False])
+        lam = np.broadcast_to(np.asarray([1, p[0] + int(rng.integers(0, 2))]), (tiles, n))
+        wait = rng.integers(1, 3 * p[0], size=tiles)
+        point = np.sort(rng.integers(0, 3, size=tiles))
+        monkeypatch.setattr(occupancy, "TILE_POINTS", 2**25)
+        each = occupancy.tile_windows(a, b, const, vecs, eqs, lam, wait)[1]
+        deep = occupancy.tile_windows(a, b, const, vecs, eqs, lam, wait, point)[1]
+        whole = occupancy._classified(a, b, const, vecs, eqs)[1]
+        for pt in np.unique(point):
+            assert deep[point == pt].max() == each[point == pt].max(), (case, pt)
+        monkeypatch.setattr(occupancy, "TILE_POINTS", 1)  # every partial tile too large
+        monkeypatch.setattr(occupancy, "LISTED", 0)  # and each bounded by its box
+        left = occupancy.tile_windows(a, b, const, vecs, eqs, lam, wait, point)[1]
+        monkeypatch.setattr(occupancy, "LISTED", 2**14)
+        for pt in np.unique(point):
+            mine, truth = left[point == pt], each[point == pt].max()
+            if (mine == occupancy.UNCOUNTED).any():  # never a guess: at most the truth
+                assert mine.max() <= truth
+                lost += 1
+            else:  # decided by the counted tiles alone (boxes beat every partial one)
+                assert mine.max() == truth, (case, pt)
+                decided += int(not whole[point == pt].all())
+    assert decided >= 100 and lost >= 50, (decided, lost)
+
+
+def test_tiles_of_one_row_dim_cut_to_the_rows_holding_their_most(monkeypatch) -> None:
+    """2-D tiles scanned row by row (bands, and a triangle's or trapezoid's edge: each row's
+    run between lines in the row index, crossing inside the tile), every tile cut to the
+    rows at the ends of each piece and around each crossing: tile by tile the depth its
+    points walked hold."""
+    cuts = {"cut": 0}
+    pieces = occupancy._row_pieces
+
+    def counted(*args):
+        got = pieces(*args)
+        cuts["cut"] += got is not None
+        return got
+    monkeypatch.setattr(occupancy, "_row_pieces", counted)
+    monkeypatch.setattr(occupancy, "PIECES_FROM", 0)
+    rng = np.random.default_rng(31)
+    for case in range(60):
+        tiles, n = 12, 2
+        p = [int(rng.integers(20, 60)), int(rng.integers(40, 200))]  # the rows: dim 1
+        a = np.zeros((tiles, n), np.int64)
+        b = np.tile(np.asarray(p) - 1, (tiles, 1))
+        lam = np.tile([int(rng.choice([1, -1])),
+                       int(rng.choice([1, -1])) * (p[0] + int(rng.integers(0, 3)))], (tiles, 1))
+        vecs = [np.asarray([int(rng.choice([-1, 1])), int(rng.choice([-2, -1, 1, 2]))])]
+        vecs.append(-vecs[0] * [1, int(rng.choice([1, 1, 2, 3]))])  # a band, or a wedge
+        vecs.append(np.asarray([int(rng.choice([-1, 0, 1])), int(rng.choice([-1, 1]))]))
+        vecs = np.stack(vecs)
+        const = np.zeros((tiles, 3), np.int64)
+        for k in range(tiles):  # through the tile, or the third edge alone (a triangle)
+            at = np.asarray([rng.integers(p[0]), rng.integers(p[1])])
+            edge = -int(vecs[0] @ at)
+            wide = int(rng.integers(0, p[0] // 2)) if k % 3 else 10**6
+            const[k] = [edge if k % 3 else 10**6, wide - int(vecs[1] @ at),
+                        -int(vecs[2] @ np.asarray([0, rng.integers(p[1])]))]
+        eqs = np.zeros(3, bool)
+        wait = rng.integers(1, abs(int(lam[0, 1])) * (1 if case % 3 else 6) + 2, size=tiles)
+        occupancy._walked.cache_clear()
+        has, deep = occupancy.tile_windows(a, b, const, vecs, eqs, lam, wait)
+        for k in range(tiles):
+            cons = tuple((tuple(v.tolist()), int(c), False) for v, c in zip(vecs, const[k],
+                                                                           strict=True))
+            want = occupancy.walk_tile(((0, p[0] - 1), (0, p[1] - 1)), cons,
+                                       tuple(lam[k].tolist()), int(wait[k]))
+            assert (bool(has[k]), int(deep[k])) == want, (case, k, p, lam[k], const[k], wait[k])
+    assert cuts["cut"] >= 150, cuts

@@ -153,13 +153,13 @@ def test_fifo_rules_match_the_program_schedule() -> None:
     checked = 0
     for e, p in itertools.islice(_gaps(s, 5, 3), 0, None, 4):
         vals = {"TSTEPS": np.asarray([e[0]]), "N": np.asarray([e[1] + 2])}
-        found, (_, depth, count) = s.skew.points(vals, [np.asarray([x]) for x in e],
-                                                 [np.asarray([x]) for x in p], np.ones(1, bool))
+        found, (_, depth, count, _) = s.skew.points(vals, [np.asarray([x]) for x in e],
+                                                    [np.asarray([x]) for x in p], np.ones(1, bool))
         assert found[0]
         t = tuple(-(-x // q) for x, q in zip(e, p, strict=True))
         sol = solve([d for d in s.deps if bool(d.nonempty(e, p))], s.pi, p, t)
         rules = FifoRules(_Fixed(s.pra, sol.lambda_J, tuple(s.deps)), s.pi)
-        d, m = rules.needs([np.asarray([x]) for x in e], [np.asarray([x]) for x in p], vals)
+        d, m, _ = rules.needs([np.asarray([x]) for x in e], [np.asarray([x]) for x in p], vals)
         assert (int(depth[0]), int(count[0])) == (int(d[0]), int(m[0])), (e, p)
         checked += 1
     assert checked > 0

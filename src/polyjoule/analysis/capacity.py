@@ -24,23 +24,31 @@ cause (``docs/arch.md``, "Capacity rules"):
 
 Derived once per (phase, scanning order) as integer expressions
 (:mod:`~polyjoule.analysis.intexpr`), compiled to numpy and evaluated for every point at once; the simulator (:mod:`polyjoule.analysis.simulator`) measures the same
-quantities by running the mapping, sharing none of this code.
+quantities by running the mapping, sharing none of this code. Every demand is exact at any
+size (Python integers past int64, :mod:`~polyjoule.analysis.exact`); an ``fd-depth`` whose
+count is out of reach is the closed form's bound, and says so (:class:`FifoNeed`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from polyjoule.analysis.exact import FLOAT_EXACT, exact, integers, narrow, ratio, top_of
 from polyjoule.analysis.intexpr import Compiled, IntExpr, Num, expanded
 from polyjoule.analysis.occupancy import (
+    UNCOUNTED,
+    FifoNeed,
     Transport,
     box_windows,
     coupled_depths,
+    in_reach,
     issue_run,
     largest_box,
     transports,
@@ -108,15 +116,16 @@ class FifoRules:
 
     def needs(self, extents: Sequence[Any], p: Sequence[Any],
               values: Mapping[str, Any] | None = None, cap: int | None = None,
-              where: Any = True) -> tuple[np.ndarray, np.ndarray]:
+              where: Any = True) -> FifoNeed:
         """Per point: the deepest FIFO (words) and the most FIFOs one PE holds values in
         (``values``: the parameters, for the statements' bounds; without them a statement
         counts in every PE, an upper bound). ``cap``: the declared depth; the points (of
-        ``where``) the closed form puts above it are counted exactly (:meth:`tight`)."""
+        ``where``) the closed form puts above it are counted exactly (:meth:`tight`). Depths
+        are exact integers at any size (Python integers past int64)."""
         shape = np.broadcast_shapes(*(np.shape(x) for x in (*extents, *p)))
-        depth = np.zeros(shape, dtype=np.int64)
+        depth: Any = np.zeros(shape, dtype=np.int64)
         if not self.demands:
-            return depth, depth.copy()
+            return FifoNeed(depth, depth.copy(), np.zeros(shape, bool))
         vals = self._fn(*(np.asarray(x) for x in p))
         if len(self.demands) == 1:
             vals = [vals]
@@ -124,7 +133,7 @@ class FifoRules:
         plain = []
         for i, (f, v) in enumerate(zip(self.demands, vals, strict=True)):
             has = np.broadcast_to(f.case.nonempty(extents, p), shape)
-            words = np.where(has, -(-np.asarray(v, dtype=np.int64) // self.pi), 0)
+            words = np.where(has, -(-integers(v) // self.pi), 0)
             depth = np.maximum(depth, words)
             by_stmt[f.statement] = by_stmt.get(f.statement, np.zeros(shape, bool)) | (has & (words > 0))
             if i in self._plain:
@@ -135,6 +144,7 @@ class FifoRules:
             count = np.sum([np.broadcast_to(m, shape) for m, _ in used.values()], axis=0)
         else:
             count = per_pe(self._spans, used, extents, p, values, shape)
+        bound = np.zeros(shape, bool)
         if cap is not None and values is not None:
             over = (depth > cap) & where
             for inner, has, words in plain:  # the closed form is the count there
@@ -142,8 +152,8 @@ class FifoRules:
                 for l in inner:
                     fits = fits & (np.asarray(p[l]) <= np.asarray(extents[l]))
                 over = over & ~fits
-            depth = self.tight(depth, over, extents, p, values)
-        return depth, np.asarray(count, dtype=np.int64)
+            depth, bound = self.tight(depth, over, extents, p, values)
+        return FifoNeed(narrow(depth), np.asarray(count, dtype=np.int64), bound)
 
     def _dist(self, statement: str) -> tuple[int, ...]:
         return next(f.case.dist for f in self.demands if f.statement == statement)
@@ -178,37 +188,56 @@ class FifoRules:
         return out
 
     def tight(self, depth: Any, over: Any, extents: Sequence[Any], p: Sequence[Any],
-              values: Mapping[str, Any]) -> np.ndarray:
+              values: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """``depth`` (from the closed form) counted exactly at the points ``over``:
         ``ceil(lambda_J . d / pi)`` holds only where the consumers start every ``pi``
         cycles for that long (:func:`~polyjoule.analysis.occupancy.issue_run`); a condition
         leaving out boundary points, or a skew's empty slots, leave fewer in flight (the
-        values one window of the consumers' start cycles holds, as the simulator measures)."""
+        values one window of the consumers' start cycles holds, as the simulator measures).
+        Also per point whether the depth is still the closed form's bound: the count out of
+        reach there (:func:`in_reach`, or a tile too large to count), never a guess."""
         shape = np.broadcast_shapes(np.shape(depth), np.shape(over),
                                     *(np.shape(x) for x in (*extents, *p)))
-        flat = np.broadcast_to(np.asarray(depth, dtype=np.int64), shape).reshape(-1)
+        flat = np.broadcast_to(integers(depth), shape).reshape(-1).copy()
+        bound = np.zeros(flat.size, bool)
         rows = np.flatnonzero(np.broadcast_to(over, shape))
         if not rows.size:
-            return np.broadcast_to(depth, shape)
-        at = [np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1)[rows]
-              for x in (*extents, *p)]
+            return np.broadcast_to(depth, shape), bound.reshape(shape)
         n = len(extents)
-        ext, q = at[:n], [np.maximum(x, 1) for x in at[n:]]
-        vals = {k: np.broadcast_to(np.asarray(values[k], dtype=np.int64), shape).reshape(-1)[rows]
+        at = [np.broadcast_to(integers(x), shape).reshape(-1)[rows] for x in (*extents, *p)]
+        got = self._lam_fn(*(np.maximum(x, 1) for x in at[n:]))
+        lam = [np.broadcast_to(integers(x), rows.shape) for x in ([got] if n == 1 else got)]
+        vals = {k: np.broadcast_to(integers(values[k]), shape).reshape(-1)[rows]
                 for k in self.candidate.pra.params}
-        got = self._lam_fn(*q)
-        lam = [np.broadcast_to(np.asarray(x, dtype=np.int64), rows.shape)
-               for x in ([got] if n == 1 else got)]
-        exact = np.zeros(rows.size, np.int64)
+        ok = in_reach([*at, *vals.values()], lam,
+                      [self._moves[f.statement].dep for f in self.demands])
+        bound[rows[~ok]] = True
+        if ok.any():  # every integer below fits int64 there
+
+            def small(x: np.ndarray) -> np.ndarray:
+                return x[ok].astype(np.int64)
+            flat[rows[ok]], bound[rows[ok]] = self._counted(
+                [small(x) for x in at[:n]], [np.maximum(small(x), 1) for x in at[n:]],
+                [small(x) for x in lam], {k: small(v) for k, v in vals.items()})
+        return narrow(flat).reshape(shape), bound.reshape(shape)
+
+    def _counted(self, ext: list[np.ndarray], q: list[np.ndarray], lam: list[np.ndarray],
+                 vals: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Per point: the deepest FIFO, and whether that is a FIFO's closed form (one not
+        counted, whose bound exceeds every FIFO counted there)."""
+        counted = np.zeros(len(ext[0]), np.int64)
+        most = np.full(len(ext[0]), -1, np.int64)  # the largest bound of a FIFO not counted
         for f in self.demands:
-            exact = np.maximum(exact, self._exact(f, lam, ext, q, vals))
-        out = flat.copy()
-        out[rows] = exact
-        return out.reshape(shape)
+            got, left = self._exact(f, lam, ext, q, vals)
+            counted = np.maximum(counted, np.where(left, 0, got))
+            most = np.maximum(most, np.where(left, got, -1))
+        return np.maximum(counted, most), most > counted
 
     def _exact(self, f: FifoDemand, lam: list[np.ndarray], ext: list[np.ndarray],
-               q: list[np.ndarray], vals: Mapping[str, np.ndarray]) -> np.ndarray:
-        """One FIFO's depth at the points (rows) given, counted on the consumers' box."""
+               q: list[np.ndarray], vals: Mapping[str, np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """One FIFO's depth at the points (rows) given, counted on the consumers' box, and
+        where it could not be counted (there its closed form ``ceil(lambda_J . d / pi)``)."""
         mv = self._moves[f.statement]
         wait = np.sum([lam[l] * d for l, d in enumerate(mv.dep)], axis=0)
         has = np.asarray(np.broadcast_to(f.case.nonempty(ext, q), wait.shape))
@@ -218,15 +247,16 @@ class FifoRules:
             at = np.flatnonzero(has)
             out[at] = coupled_depths(self.candidate.pra, mv, [x[at] for x in lam],
                                      [x[at] for x in q], {k: v[at] for k, v in vals.items()})
-            return out
-        sizes = largest_box(mv, vals, ext, q)
-        some = has & np.logical_and.reduce([s > 0 for s in sizes])
-        out = np.where(some, words, 0)
-        short = some & (issue_run(sizes, lam, self.candidate.order, self.pi) < words)
-        if short.any():
-            out[short] = box_windows([s[short] for s in sizes], [x[short] for x in lam],
-                                     wait[short])
-        return out
+        else:
+            sizes = largest_box(mv, vals, ext, q)
+            some = has & np.logical_and.reduce([s > 0 for s in sizes])
+            out = np.where(some, words, 0)
+            short = some & (issue_run(sizes, lam, self.candidate.order, self.pi) < words)
+            if short.any():
+                out[short] = box_windows([s[short] for s in sizes], [x[short] for x in lam],
+                                         wait[short])
+        left = out == UNCOUNTED
+        return np.where(left, words, out), left
 
 
 def spans(pra: PRA, statement: str) -> list[tuple[list[tuple[Affine, int]], list[tuple[Affine, int]]]]:
@@ -332,39 +362,76 @@ def rd_need(pra: PRA) -> int:
 
 def io_needs(iob_words: Any, dr_words: Any, pes: Any, latency: Any
              ) -> tuple[np.ndarray, np.ndarray]:
-    """(I/O buffer words per tile, DRAM words per cycle), per point."""
-    pes = np.maximum(np.asarray(pes, dtype=np.int64), 1)
-    per_tile = -(-np.asarray(iob_words, dtype=np.int64) // pes)
-    rate = np.asarray(dr_words, dtype=np.float64) / np.maximum(np.asarray(latency), 1)
+    """(I/O buffer words per tile, DRAM words per cycle), per point. The words are exact
+    integers at any size (Python integers where they leave int64: numpy's would wrap, and
+    a count past ``2**63`` arrives as ``uint64``); the rate is the exact quotient, rounded
+    once."""
+    words = integers(iob_words)
+    pes = np.maximum(integers(pes), 1)
+    if words.dtype == object:
+        pes = exact(pes)
+    per_tile = narrow(-(-words // pes))
+    rate = ratio(integers(dr_words), np.maximum(integers(latency), 1))
     return per_tile, rate
 
 
 def bandwidth_latency(latency: Any, dr_words: Any, words_per_cycle: float) -> np.ndarray:
-    """The latency a DRAM of ``words_per_cycle`` allows: at least ``ceil(words / bw)``."""
-    floor = np.ceil(np.asarray(dr_words, dtype=np.float64) / words_per_cycle).astype(np.int64)
-    return np.maximum(np.asarray(latency, dtype=np.int64), floor)
+    """The latency a DRAM of ``words_per_cycle`` allows: at least ``ceil(words / bw)``
+    (exact integers at any size)."""
+    words, lat = integers(dr_words), integers(latency)
+    if words.dtype != object and top_of([words]) <= FLOAT_EXACT:
+        floor: Any = np.ceil(words.astype(np.float64) / words_per_cycle).astype(np.int64)
+    else:
+        bw = Fraction(words_per_cycle)
+        floor = np.asarray([math.ceil(int(w) / bw) for w in words.flat],
+                           dtype=object).reshape(words.shape)
+    return narrow(np.maximum(exact(lat) if floor.dtype == object else lat, floor))
 
 
-def check(out: Causes, caps: Any, needs: dict[str, Any], bandwidth_bound: bool = False) -> None:
+def check(out: Causes, caps: Any, needs: dict[str, Any], bandwidth_bound: bool = False,
+          bound: Any = False) -> None:
     """Add to ``out`` every capacity rule ``needs`` violates against the declared ``caps``
     (a :class:`~polyjoule.targets.tcpa.array.Capacities`). ``needs`` maps a cause of
-    :data:`CAUSES` to its demand per point (a missing cause is not checked)."""
+    :data:`CAUSES` to its demand per point (a missing cause is not checked); ``bound``: the
+    points whose ``fd-depth`` is the closed form's bound, not a count (:class:`FifoNeed`):
+    where it exceeds the limit the cause stands, its detail saying it was not evaluated."""
     border = min(caps.iob_capacity_words.values(), default=0)
     limits = {"fd-depth": caps.fd_depth_words, "fd-count": caps.fd_count,
               "rd-count": caps.rd_count, "iob-capacity": border,
               "dram-bandwidth": caps.dram_bandwidth_words_per_cycle}
-    units = {"fd-depth": "words per FIFO", "fd-count": "FIFOs per PE",
-             "rd-count": "RD registers per PE", "iob-capacity": "words per border buffer",
-             "dram-bandwidth": "DRAM words per cycle"}
     for cause in CAUSES:
         if cause not in needs or (cause == "dram-bandwidth" and bandwidth_bound):
             continue
         need, limit = np.asarray(needs[cause]), limits[cause]
         bad = need > limit
         if np.any(bad):
-            worst = need[bad].max() if need.ndim else need
-            out.add(Illegal(cause, f"needs up to {_fmt(worst)} {units[cause]}, the "
-                            f"declaration has {_fmt(limit)}"), bad)
+            unsure = bad & bound if cause == "fd-depth" and np.any(bound) else None
+            counted = bad if unsure is None else bad & ~unsure
+            out.add(Illegal(cause, _detail(cause, need, counted, unsure, limit)), bad)
+
+
+def _detail(cause: str, need: np.ndarray, bad: np.ndarray, unsure: np.ndarray | None,
+            limit: Any) -> str:
+    """What a cause needs (the most at the points ``bad``), and at the points ``unsure``
+    the closed form's bound of a demand not counted."""
+    def most(m: np.ndarray) -> str:
+        return _fmt(need[m].max() if need.ndim else need)
+
+    has = f"the declaration has {_fmt(limit)}"
+    if unsure is None or not np.any(unsure):
+        return f"needs up to {most(bad)} {UNITS[cause]}, {has}"
+    bound = f"the closed form ceil(lambda_J . d / pi) bounds it by {most(unsure)} {UNITS[cause]}"
+    if np.any(bad):
+        return (f"needs up to {most(bad)} {UNITS[cause]}, {has}; where its count is out of "
+                f"reach, {bound}")
+    return (f"not evaluated: counting it exactly is out of reach here (a tile too large to "
+            f"count, or cycles past int64); {bound}, {has}; the access counts and latency "
+            "are exact")
+
+
+UNITS = {"fd-depth": "words per FIFO", "fd-count": "FIFOs per PE",
+         "rd-count": "RD registers per PE", "iob-capacity": "words per border buffer",
+         "dram-bandwidth": "DRAM words per cycle"}
 
 
 def _fmt(x: Any) -> str:

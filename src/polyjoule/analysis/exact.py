@@ -38,6 +38,16 @@ def exact(x: Any) -> np.ndarray:
     return a if a.dtype == object else a.astype(object)
 
 
+def integers(x: Any) -> np.ndarray:
+    """Integers (arrays, scalars, Python ints of any size) as int64 where every value fits,
+    else as Python integers: ``np.asarray`` gives ``uint64`` for values in ``[2**63, 2**64)``
+    (casting those to int64 wraps silently) and refuses larger ones to int64."""
+    a = np.asarray(x)
+    if a.dtype.kind == "i" or a.dtype == bool:
+        return a.astype(np.int64, copy=False)
+    return narrow(a.astype(object))
+
+
 def narrow(x: Any) -> np.ndarray:
     """An object array of integers back to int64 when every value fits (else unchanged)."""
     a = np.asarray(x)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from polyjoule.analysis.exact import integers
 from polyjoule.analysis.intexpr import (
     Compiled,
     IntExpr,
@@ -144,8 +145,9 @@ class ScanSchedule:
         return int(self._scalar(*(int(values[k]) for k in self.pra.params), *(int(x) for x in p)))
 
     def latency_many(self, values: Mapping[str, np.ndarray], p: Sequence[np.ndarray]) -> np.ndarray:
-        return np.asarray(self._vector(*(np.asarray(values[k]) for k in self.pra.params),
-                                       *(np.asarray(x) for x in p)), dtype=np.int64)
+        """The exact latency per point: int64, or Python integers where one leaves int64."""
+        return integers(self._vector(*(np.asarray(values[k]) for k in self.pra.params),
+                                     *(np.asarray(x) for x in p)))
 
     @cached_property
     def _slack_fn(self) -> Callable[..., Any]:

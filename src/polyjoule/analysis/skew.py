@@ -292,24 +292,24 @@ class Skewed:
 
     def points(self, values: Mapping[str, Any], extents: Sequence[Any], p: Sequence[Any],
                where: np.ndarray, cap: int | None = None
-               ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """(found, (latency, FIFO depth, FIFO count)) at the points ``where`` (a 1-D mask),
-        as the map search prices them; ``cap``: the declared FIFO depth, the depths above
-        it counted exactly (:meth:`FifoRules.needs`)."""
+               ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """(found, (latency, FIFO depth, FIFO count, depth only bounded)) at the points
+        ``where`` (a 1-D mask), as the map search prices them; ``cap``: the declared FIFO
+        depth, the depths above it counted exactly (:meth:`FifoRules.needs`)."""
         n = where.size
-        out = [np.zeros(n, np.int64) for _ in range(3)]
+        out: list[Any] = [np.zeros(n, np.int64) for _ in range(3)] + [np.zeros(n, bool)]
         if not where.any() or not self.families:
-            return np.zeros(n, bool), (out[0], out[1], out[2])
+            return np.zeros(n, bool), tuple(out)
         lat, pick = self.best(values, extents, p)
         lat, pick = np.broadcast_to(lat, (n,)), np.broadcast_to(pick, (n,))
         found = where & (pick >= 0)
         out[0] = np.where(found, lat, 0)
         for j in np.unique(pick[found]):
             mask = found & (pick == j)
-            d, m = self.fifo(int(j)).needs(extents, p, values, cap, mask)
-            out[1] = np.where(mask, np.broadcast_to(d, (n,)), out[1])
-            out[2] = np.where(mask, np.broadcast_to(m, (n,)), out[2])
-        return found, (out[0], out[1], out[2])
+            got = self.fifo(int(j)).needs(extents, p, values, cap, mask)
+            for k, x in enumerate(got, start=1):
+                out[k] = np.where(mask, np.broadcast_to(x, (n,)), out[k])
+        return found, tuple(out)
 
 
 def skewed(sched: Any) -> Skewed:

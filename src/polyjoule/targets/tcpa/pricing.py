@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from polyjoule.analysis.capacity import FifoRules, check, io_needs, rd_need
+from polyjoule.analysis.exact import narrow, times, to_float, total
 from polyjoule.analysis.occupancy import ExactFifos
 from polyjoule.mapping.legality import Causes, Illegal, phase_causes
 from polyjoule.mapping.placement import place_kernel
@@ -119,10 +120,10 @@ def _fifo_rules(candidate: Any, pi: int = 1) -> Any:
     points (:class:`~polyjoule.analysis.occupancy.ExactFifos`: ``lambda_J . d`` bounds it
     only, the schedule may leave issue slots empty)."""
     fixed = isinstance(candidate, _Fixed)
-    key: Any = candidate if fixed else id(candidate)
+    key: Any = (candidate, pi) if fixed else id(candidate)
     hit = _FIFOS.get(key)
     if hit is None or (hit[0] is not candidate and not fixed):
-        rules = (ExactFifos(candidate.pra, candidate.lambda_J) if fixed
+        rules = (ExactFifos(candidate.pra, candidate.lambda_J, pi) if fixed
                  else FifoRules(candidate, pi))
         hit = _FIFOS[key] = (candidate, rules)
     return hit[1]
@@ -218,29 +219,27 @@ def _phase(caps: Any, sched: Any, order: tuple[str, ...] | None, pts: Points, i:
     pick = np.argmin(lat, axis=0)
     lat = np.min(lat, axis=0)
     ok = np.logical_or.reduce(feas) if pool else np.zeros(n, bool)
-    depth = np.zeros(n, np.int64)
-    count = np.zeros(n, np.int64)
+    fifo: tuple[Any, ...] = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool))
     cap = caps.fd_depth_words
     for j, c in enumerate(pool):  # the depth counted where the closed form refuses
-        d, m = _fifo_rules(c).needs(extents, p, v, cap, (pick == j) & ok)
-        depth = np.where(pick == j, d, depth)
-        count = np.where(pick == j, m, count)
+        mine = pick == j
+        got = _fifo_rules(c).needs(extents, p, v, cap, mine & ok)
+        fifo = tuple(np.where(mine, x, y) for x, y in zip(got, fifo, strict=True))
     miss = ~ok & ~np.logical_or.reduce([np.zeros(n, bool), *tc.masks.values()])
     if order is None and sched.auto and miss.any():  # skewed orders, all points at once
         found, sk = sched.skew.points(v, extents, p, miss, cap)
-        lat, depth, count = (np.where(found, x, y) for x, y in zip(sk, (lat, depth, count),
-                                                                      strict=True))
+        lat, *fifo = (np.where(found, x, y) for x, y in zip(sk, (lat, *fifo), strict=True))
         ok, miss = ok | found, miss & ~found
     if order is None and sched.auto and miss.any():  # the integer program, as analyze
         found, ilp = _ilp_points(sched, v, extents, p, miss)
-        lat, depth, count = (np.where(found, x, y) for x, y in zip(ilp, (lat, depth, count),
-                                                                      strict=True))
+        lat, *fifo = (np.where(found, x, y) for x, y in zip(ilp, (lat, *fifo), strict=True))
         ok = ok | found
     if not ok.all():
         out.add(Illegal("no-schedule", f"{pra.name}: scanning order "
                         f"{'auto' if order is None else '/'.join(order)} violates a dependence"), ~ok)
-    check(out, caps, {"fd-depth": depth, "fd-count": count, "rd-count": np.full(n, rd_need(pra))})
-    return np.where(ok, lat, 0), t_eff
+    check(out, caps, {"fd-depth": fifo[0], "fd-count": fifo[1],
+                      "rd-count": np.full(n, rd_need(pra))}, bound=fifo[2])
+    return narrow(np.where(ok, lat, 0)), t_eff
 
 
 @dataclass(frozen=True)
@@ -255,14 +254,16 @@ class _Fixed:
 
 def _ilp_points(sched: Any, v: Mapping[str, Any], extents: list[np.ndarray], p: list[np.ndarray],
                 where: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """(found, (latency, FIFO depth, FIFO count)) at the points ``where``: per point the
-    integer program's schedule at its tile sizes (:meth:`Schedule.ilp_at`, what ``analyze``
-    and the simulator run there) and the FIFO use of its ``lambda_J`` on the tiles."""
+    """(found, (latency, FIFO depth, FIFO count, depth only bounded)) at the points
+    ``where``: per point the integer program's schedule at its tile sizes
+    (:meth:`Schedule.ilp_at`, what ``analyze`` and the simulator run there) and the FIFO use
+    of its ``lambda_J`` on the tiles."""
     from polyjoule.analysis.schedule import ConcreteSchedule
 
     n = where.size
     found = np.zeros(n, bool)
-    out = [np.zeros(n, np.int64) for _ in range(3)]
+    out: list[Any] = [np.zeros(n, object), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                      np.zeros(n, bool)]
     full = [np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)) for x in (*extents, *p)]
     vals = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)) for k, x in v.items()}
     k = len(extents)
@@ -271,12 +272,12 @@ def _ilp_points(sched: Any, v: Mapping[str, Any], extents: list[np.ndarray], p: 
         if not isinstance(c, ConcreteSchedule):
             continue
         rules = _fifo_rules(_Fixed(sched.pra, tuple(c.lambda_J), tuple(sched.deps)), sched.pi)
-        d, m = rules.needs([x[j:j + 1] for x in full[:k]], [x[j:j + 1] for x in full[k:]],
-                           {key: x[j:j + 1] for key, x in vals.items()})
+        got = rules.needs([x[j:j + 1] for x in full[:k]], [x[j:j + 1] for x in full[k:]],
+                          {key: x[j:j + 1] for key, x in vals.items()})
         found[j] = True
-        for arr, val in zip(out, (c.latency, int(d[0]), int(m[0])), strict=True):
+        for arr, val in zip(out, (int(c.latency), *(x[0] for x in got)), strict=True):
             arr[j] = val
-    return found, tuple(out)
+    return found, (narrow(out[0]), *out[1:])
 
 
 @dataclass
@@ -310,7 +311,6 @@ def price(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts:
 
     out, lat, pes = timing(d, array, order, pts)
     caps = array.capacities(d.kernel.phases[0].dtype)
-    ok = out.ok
     tiled = np.ones(lat.shape, bool)  # where the tiling rules hold: the counts' domain
     for c in STRUCTURAL[:3]:
         if c in out.masks:
@@ -320,19 +320,23 @@ def price(d: Derived, array: ProcessorArray, order: tuple[str, ...] | None, pts:
         ev = counts(d, array, pts, tiled, store)
         if memo is not None:
             memo[id(pts)] = ev
+    # every capacity checked wherever the counts and the latency hold (as analyze names
+    # them all): a point the FIFOs refuse may exceed its border buffers too
+    timed = tiled & ~out.masks.get("no-schedule", np.zeros(lat.shape, bool))
     iob, rate = io_needs(ev["IOb"], ev["DR"], pes, lat)
-    check(out, caps, {"iob-capacity": np.where(ok, iob, 0),
-                      "dram-bandwidth": np.where(ok, rate, 0)}, bandwidth_bound)
+    check(out, caps, {"iob-capacity": np.where(timed, iob, 0),
+                      "dram-bandwidth": np.where(timed, rate, 0)}, bandwidth_bound)
     if bandwidth_bound:
         from polyjoule.analysis.capacity import bandwidth_latency
 
         lat = bandwidth_latency(lat, ev["DR"], caps.dram_bandwidth_words_per_cycle)
     leak_uw = _leakage_uw(array, pts.rows * pts.cols)
-    secs = lat * array.cycle_seconds
+    cycles = to_float(lat)  # each latency rounded once (Python integers past int64)
+    secs = cycles * array.cycle_seconds
     dyn = np.asarray(ev["energy_pj"], dtype=np.float64)
     energy = dyn + leak_uw * secs * power.PJ_PER_UW_S
     return BlockPrices(out, {"latency": lat, "energy_pj": energy, "dynamic_pj": dyn,
-                        "edp": energy * lat,
+                        "edp": energy * cycles,
                         "power_mw": energy * 1e-9 / np.maximum(secs, 1e-30)})
 
 
@@ -401,12 +405,13 @@ def _weights(ph: Any, array: ProcessorArray) -> np.ndarray:
 
 
 def _symbolic_counts(d: Derived, array: ProcessorArray, pts: Points) -> dict[str, np.ndarray]:
-    """The compiled formulas of the canonical derivation at the points' tile sizes."""
+    """The compiled formulas of the canonical derivation at the points' tile sizes; the
+    words exact at any size (a case's count fits int64 where its sum of cases may not)."""
     from polyjoule.analysis.counts import symbolic_env
 
     n = len(pts)
     e = np.zeros(n)
-    io: list[Any] = [np.zeros(n, np.int64), np.zeros(n, np.int64)]
+    io: list[list[np.ndarray]] = [[], []]
     for i, ph in enumerate(d.analysis.phases):
         v = {p: pts.values[p] for p in ph.pra.params}
         env = symbolic_env(ph.pra, ph.tiling, ph.groups, v, pts.tiles[i])
@@ -416,8 +421,9 @@ def _symbolic_counts(d: Derived, array: ProcessorArray, pts: Points) -> dict[str
             e = e + cnt.astype(np.float64) * w[k, 0]
             for j in (0, 1):
                 if w[k, j + 1]:
-                    io[j] = io[j] + cnt * int(w[k, j + 1])
-    return {"energy_pj": e, "IOb": io[0], "DR": io[1]}
+                    io[j].append(times(cnt, int(w[k, j + 1])))
+    words = [np.broadcast_to(total(x), (n,)) for x in io]
+    return {"energy_pj": e, "IOb": words[0], "DR": words[1]}
 
 
 def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
@@ -442,10 +448,10 @@ def capacity_causes(a: Any, values: Mapping[str, int], result: Any) -> Causes:
         rules = (_fifo_rules(next(c for c in s.candidates if c.order == cs.order))
                  if cs.method == "scan"
                  else _fifo_rules(_Fixed(ph.pra, tuple(cs.lambda_J), tuple(s.deps)), s.pi))
-        depth, count = rules.needs(extents, sizes, v, caps.fd_depth_words)
-        check(out, caps, {"fd-depth": depth, "fd-count": count,
-                          "rd-count": np.asarray([rd_need(ph.pra)])})
-    iob, rate = io_needs(np.asarray([result.counts["IOb"]]), np.asarray([result.counts["DR"]]),
-                         pes, np.asarray([result.latency_cycles]))
+        need = rules.needs(extents, sizes, v, caps.fd_depth_words)
+        check(out, caps, {"fd-depth": need.depth, "fd-count": need.count,
+                          "rd-count": np.asarray([rd_need(ph.pra)])}, bound=need.bound)
+    iob, rate = io_needs([result.counts["IOb"]], [result.counts["DR"]], pes,
+                         [result.latency_cycles])
     check(out, caps, {"iob-capacity": iob, "dram-bandwidth": rate})
     return out
