@@ -55,7 +55,7 @@ from polyjoule.errors import InfeasibleMapping, PolyjouleError
 from polyjoule.mapping.legality import Verdict, kernel_verdict
 from polyjoule.mapping.tiling import Tiling
 from polyjoule.model.pra import Kernel
-from polyjoule.targets.tcpa.array import ProcessorArray, default_array
+from polyjoule.targets.tcpa.array import ProcessorArray, default_array, on_grid
 from polyjoule.targets.tcpa.energy import EnergyTable
 from polyjoule.targets.tcpa.locations import CLASSES
 
@@ -279,7 +279,7 @@ class SweepSpec:
         """The declaration with grid ``shape`` and ``table``'s energies."""
         base = self.declaration
         decl = default_array(shape) if base is None else replace(
-            base, rows=shape[0], cols=shape[1], name=f"{base.name} {shape[0]}x{shape[1]}")
+            on_grid(base, shape), name=f"{base.name} {shape[0]}x{shape[1]}")
         return decl if table is None else replace(decl, energy=table)
 
 
