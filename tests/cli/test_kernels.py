@@ -26,7 +26,7 @@ MM = """void mm(int NI, int NJ, int NK, double C[NI][NJ], double A[NI][NK], doub
 
 def _err_line(result) -> str:
     text = (result.stderr if hasattr(result, "stderr") else result.output).strip()
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in text.replace("\n  ", " ").splitlines() if ln.strip()]  # unfolded
     assert len(lines) == 1, text
     assert lines[0].startswith("polyjoule: error: "), text
     return lines[0]
@@ -147,3 +147,25 @@ def test_localize_into_a_directory_is_named(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert "is a directory" in _err_line(r) and str(tmp_path) in _err_line(r)
     assert [p.name for p in tmp_path.iterdir()] == ["mm.c"]
+
+
+GEMM_C = Path(__file__).parents[1] / "frontends/polybench_c/linear-algebra/blas/gemm/gemm.c"
+
+
+@pytest.mark.parametrize("define, loop", [("NI=0", "i"), ("NJ=0", "j"), ("NI=-3", "i")])
+def test_a_define_that_empties_a_loop_names_the_macro(define: str, loop: str) -> None:
+    """``-D NI=0`` makes a loop run no iteration: said so, with the macro that did it (was
+    'unknown name' in a statement the empty loop left without its operands)."""
+    r = runner.invoke(app, ["localize", str(GEMM_C), "-D", define], catch_exceptions=False)
+    assert r.exit_code == 2
+    line = _err_line(r)
+    assert "gemm.c:" in line and f"the loop over {loop} is empty" in line, line
+    assert f"(-D {define})" in line and "unknown name" not in line, line
+
+
+def test_an_empty_loop_without_a_define_is_named(tmp_path: Path) -> None:
+    c = tmp_path / "x.c"
+    c.write_text("void f(double A[8]) {\n  for (int i = 0; i < 0; i++)\n    A[i] = 1.0;\n}\n")
+    line = _err_line(runner.invoke(app, ["localize", str(c)], catch_exceptions=False))
+    assert line.endswith("x.c:2:3: the loop over i is empty (0 <= i <= -1): a size is zero "
+                         "or negative"), line

@@ -88,3 +88,17 @@ def test_a_relieved_mapping_failing_simulation_says_it_is_expected():
     assert doc["candidates"][0]["relieved"] == ["fd-depth"]  # why the simulation refuses it
     plain = json.loads(_map("gemm", "--target", "tcpa", "--top", "1", "--json"))
     assert plain["candidates"][0]["relieved"] == []
+
+
+def test_latencies_past_2_53_rank_as_the_integers_they_are():
+    """jacobi-1d at TSTEPS = 2^60 has latencies past int64 four cycles apart: ranked as
+    floats they tied and came out of order (the top mapping was the slowest shown)."""
+    doc = json.loads(_map("jacobi-1d", "--target", "tcpa", "--objective", "latency", "--set",
+                          f"TSTEPS={2**60},N=64", "--top", "8", "--json"))
+    lat = [c["latency"] for c in doc["candidates"]]
+    assert len(lat) == 8 and min(lat) > 2**63 and len(set(lat)) == 8
+    keys = [(c["latency"], c["energy_pj"]) for c in doc["candidates"]]
+    assert keys == sorted(keys)
+    best = json.loads(_map("jacobi-1d", "--target", "tcpa", "--objective", "latency", "--set",
+                           f"TSTEPS={2**60},N=64", "--top", "100", "--json"))
+    assert lat[0] == min(c["latency"] for c in best["candidates"])  # the fastest of all

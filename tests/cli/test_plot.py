@@ -76,3 +76,27 @@ def test_malformed_input_names_file_and_field(tmp_path):
 def test_unsupported_format_is_refused_before_reading(tmp_path):
     _one_error_line(_run("plot", tmp_path / "none.csv", "--kind", "pareto", "-o",
                          tmp_path / "p.gif"), "unsupported format")
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_negative_energy_names_its_row(sweep_csv, tmp_path, suffix):
+    """A negative energy is refused naming the file, the row and the field (was the column
+    alone, 'energy_pj: a negative value')."""
+    import csv
+    import json
+
+    bad = tmp_path / f"neg{suffix}"
+    if suffix == ".json":
+        data = json.loads(sweep_csv.with_suffix(".json").read_text())
+        data["points"][3]["energy_pj"] = -5.0
+        bad.write_text(json.dumps(data))
+        shown = "-5.0"
+    else:
+        rows = list(csv.reader(sweep_csv.open(newline="")))
+        rows[4][rows[0].index("energy_pj")] = "-5"
+        with bad.open("w", newline="") as f:
+            csv.writer(f).writerows(rows)
+        shown = "'-5'"
+    _one_error_line(_run("plot", bad, "--kind", "pareto", "-o", tmp_path / "p.png"),
+                    f"{bad}: points[3].energy_pj: {shown} is negative")
+    assert not (tmp_path / "p.png").exists()

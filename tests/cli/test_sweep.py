@@ -140,3 +140,30 @@ def test_plot_into_missing_folder_exit_2(tmp_path, cache_dir):
                 "--cache-dir", str(cache_dir)).exit_code == 0
     r = _run("plot", str(csv_p), "--kind", "pareto", "-o", str(tmp_path / "no" / "p.png"))
     assert r.exit_code == 2 and "no such folder" in r.output, r.output
+
+
+def test_huge_numbers_are_never_split_mid_group_at_80_columns(tmp_path):
+    """At N = 2^62 the latency has 74 characters: in the layout of one block per design
+    point it goes under its name, whole; every line fits 80 columns (the number was broken
+    mid-digits at the indent of the other values)."""
+    from polyjoule.reports.tables import count
+
+    args = ["sweep", "gemm", "--size", f"N={2**62}", "--arrays", "2x2"]
+    r = runner.invoke(app, args, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    assert all(len(ln) <= 80 for ln in r.stdout.splitlines()), r.stdout
+    assert runner.invoke(app, [*args, "--json", str(tmp_path / "s.json")]).exit_code == 0
+    cycles = count(int(json.loads((tmp_path / "s.json").read_text())["points"][0]
+                       ["latency_cycles"]))
+    assert len(cycles) > 70 and f"\n    {cycles}\n" in r.stdout, r.stdout
+
+
+def test_whole_groups_breaks_after_separators_only():
+    from polyjoule.reports.tables import whole_groups
+
+    n = "24,519,928,653,854,221,739,050"
+    assert whole_groups(n, 40) == [n]
+    parts = whole_groups(n, 12)
+    assert "".join(parts) == n and all(len(p) <= 12 for p in parts)
+    assert all(p.endswith(",") for p in parts[:-1]) and parts == ["24,519,928,", "653,854,221,",
+                                                                 "739,050"]

@@ -210,3 +210,32 @@ def test_machine_without_array_is_its_whole_grid(tmp_path):
     assert r.exit_code == 2 and "a directory; give a file name" in r.output
     r = runner.invoke(app, ["map", "gemm", "16x16x16", "--gate"])
     assert r.exit_code == 2 and "--gate runs the target's published problem set" in r.output
+
+
+@pytest.mark.parametrize("command", ["analyze", "simulate", "validate"])
+def test_an_order_that_violates_a_dependence_names_the_option(command):
+    """The refusal names ``--order`` at the command line; the reason a refused point
+    carries (one text for every point, as map's census prints it) stays without it."""
+    r = runner.invoke(app, [command, "jacobi-1d", "--array", "1x4", "--order", "t,i"])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("polyjoule: error: --order t,i: "), r.output
+    assert "violates" in lines[0]
+
+
+def test_the_refusal_reason_of_a_bad_order_stays_without_the_option():
+    from polyjoule.analysis import analyze
+    from polyjoule.errors import InfeasibleSchedule
+    from polyjoule.library import kernels
+
+    k = kernels.get("jacobi-1d")
+    values = {p: 10 for p in k.params}
+    with pytest.raises(InfeasibleSchedule) as e:
+        analyze(k, array=(1, 4), order=("t", "i"), values=values).evaluate(values)
+    assert "violates" in e.value.reason.detail and "--order" not in str(e.value)
+
+
+def test_a_refusal_not_caused_by_the_order_does_not_name_it():
+    r = runner.invoke(app, ["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6",
+                            "--pi", "0", "--order", "i0,i1"])
+    assert r.exit_code == 2 and "--order" not in r.stderr and "--pi 0" in r.stderr, r.output

@@ -23,3 +23,23 @@ def test_cost_orders_by_priority_and_reads_by_name():
 def test_cost_names_match_values():
     with pytest.raises(AssertionError):
         Cost(("makespan",), (1, 2))
+
+
+def test_exact_key_orders_latencies_past_2_53_as_integers():
+    """Latencies past int64 come as Python ints in object arrays: the key orders them as
+    the integers do (as floats, 2^63 + 23 and 2^63 + 27 tie or swap)."""
+    import numpy as np
+
+    from polyjoule.search.cost import exact_key
+
+    big = [2**63 + 27, 2**63 + 23, 2**63 + 59, 2**63 + 3]
+    parts = [np.array(big[:2], dtype=object), np.array(big[2:], dtype=object)]
+    key = exact_key(parts)
+    assert [big[i] for i in np.argsort(key, kind="stable")] == sorted(big)
+    assert len(set(np.asarray(big, float).tolist())) < len(big)  # what a float key sees
+    mixed = exact_key([np.array([2**53 + 1, 2**53 + 3]), np.array([2.0**53 + 2])])
+    assert np.argsort(mixed).tolist() == [0, 2, 1]  # int64 next to float: still exact
+    ints = exact_key([np.array([5, 3]), np.array([4])])
+    assert ints.dtype == np.int64 and ints.tolist() == [5, 3, 4]
+    floats = exact_key([np.array([0.5]), np.array([0.25])])
+    assert floats.tolist() == [0.5, 0.25]

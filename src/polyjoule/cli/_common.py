@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from polyjoule.errors import DuplicateKeyError, PolyjouleError, SpecError
+from polyjoule.errors import DuplicateKeyError, InfeasibleSchedule, PolyjouleError, SpecError
 
 if TYPE_CHECKING:
     from polyjoule.mapping.tiling import Tiling
@@ -111,6 +111,22 @@ def parse_order(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+@contextmanager
+def naming_order(order: str | None) -> Iterator[None]:
+    """A schedule refused for the ``--order`` a user gave names that option: the refusal's
+    reason stays one text for every point (``map``'s census prints it bare), so the option
+    is added here, where the command line reports it."""
+    try:
+        yield
+    except InfeasibleSchedule as e:
+        why = getattr(e, "reason", None)
+        if order is None or why is None or why.cause != "no-schedule":
+            raise
+        named = InfeasibleSchedule(f"--order {order}: {e}")
+        named.reason = why  # type: ignore[attr-defined]
+        raise named from None
 
 
 ORDER_HELP = ("Tile scanning order, dims innermost first, e.g. j,i (default: the best feasible "

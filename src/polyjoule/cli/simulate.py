@@ -21,6 +21,7 @@ from polyjoule.cli._common import (
     handles_errors,
     kernel_tilings,
     load_kernel,
+    naming_order,
     parse_assignments,
     parse_ints,
     parse_order,
@@ -138,9 +139,10 @@ def simulate(
     k, arr, tl = _common(kernel, einsum, extents, array, tile, axes)
     values = _values(k, set_, None, dataset)
     check_unplaced_tiles(kernel_tilings(k, arr, tl), values)
-    r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w, order=parse_order(order),
-                   op_latency=_op_latency(op_latency), seed=seed,
-                   memory_limit=int(memory_gib * 2**30), chunk=chunk)
+    with naming_order(order):
+        r = _simulated(k, arr, tl, values, progress, as_json, pi=pi, w=w,
+                       order=parse_order(order), op_latency=_op_latency(op_latency), seed=seed,
+                       memory_limit=int(memory_gib * 2**30), chunk=chunk)
     if as_json:
         typer.echo(dumps({**r.to_json(), "checks": checks_of(r)}, indent=2))
     else:
@@ -180,11 +182,12 @@ def validate(
     table = resolve_table(array, energy_table)
     check_unplaced_tiles(kernel_tilings(k, arr, tl), values)
     scan = parse_order(order)
-    r = _simulated(k, arr, tl, values, progress, as_json, seed=seed, order=scan,
-                   memory_limit=int(memory_gib * 2**30), chunk=chunk)
-    a = analyze(k, array=arr, tile=tl, energy_table=table, values=values, order=scan)
-    sym = a.evaluate(values)
-    latency = kernel_latency(kernel_schedules(k, arr, tl, order=scan), values)
+    with naming_order(order):
+        r = _simulated(k, arr, tl, values, progress, as_json, seed=seed, order=scan,
+                       memory_limit=int(memory_gib * 2**30), chunk=chunk)
+        a = analyze(k, array=arr, tile=tl, energy_table=table, values=values, order=scan)
+        sym = a.evaluate(values)
+        latency = kernel_latency(kernel_schedules(k, arr, tl, order=scan), values)
     priced = table.at_width(a.machine.bits(k.phases[0].dtype))  # the kernel's word width
     rows = compare(sym.counts, sym.energy_pj, latency, r.counts, r.energy_pj(priced), r.makespan)
     rows += [(f"check {n}", "", _word(v), v) for n, v in checks_of(r).items()]

@@ -18,6 +18,7 @@ from polyjoule.cli._common import (
     check_unplaced_tiles,
     handles_errors,
     load_kernel,
+    naming_order,
     parse_assignments,
     parse_ints,
     parse_order,
@@ -125,12 +126,14 @@ def register(app: typer.Typer) -> None:
         table = load_table(energy_table, base=decl.energy)
         from polyjoule.dse.cache import FormulaCache
 
-        a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table, values=values,
-                store=None if no_cache else FormulaCache(), order=parse_order(order))
-        check_unplaced_tiles([(ph.pra, ph.tiling) for ph in a.phases], values)
-        t0 = time.perf_counter()
-        r = a.evaluate(values, bandwidth_bound)
-        evaluated = time.perf_counter() - t0
+        with naming_order(order):
+            a = run(k, array=decl, tile=parse_ints(tile, "--tile"), energy_table=table,
+                    values=values, store=None if no_cache else FormulaCache(),
+                    order=parse_order(order))
+            check_unplaced_tiles([(ph.pra, ph.tiling) for ph in a.phases], values)
+            t0 = time.perf_counter()
+            r = a.evaluate(values, bandwidth_bound)
+            evaluated = time.perf_counter() - t0
         extra = r.to_json()
         over = capacity_over(a, values, r)
         if fmt == "json":

@@ -134,6 +134,8 @@ class _Ctx:
     size_scalars: dict[str, str] = field(default_factory=dict)  # float_n -> N (cpre)
     carried: dict[str, Carry] = field(default_factory=dict)  # ym1__prev -> ym1 (ccarry)
     sized: dict[str, Any] = field(default_factory=dict)  # DX -> 1.0 / N (cprologue.Sized)
+    defines: dict[str, str] = field(default_factory=dict)  # -D NAME=VALUE, as given
+    lines: list[str] = field(default_factory=list)  # the file as written (macros unexpanded)
 
 
 def _array_ref(node: c_ast.ArrayRef, where: str = "") -> tuple[str, list[Any]]:
@@ -224,7 +226,23 @@ def _loop(node: c_ast.For, ctx: _Ctx, outer: list[str]) -> Loop:
     upper = _affine(cond.right, ctx, outer, f"upper bound of {var}", where)
     if cond.op == "<":
         upper = upper.shift(-1)
+    if not lower.terms and not upper.terms and upper.const < lower.const:
+        raise SpecError(f"{where}: the loop over {var} is empty ({lower.const} <= {var} <= "
+                        f"{upper.const}): a size is zero or negative{_sizes_set(node, ctx)}")
     return Loop(var, lower, upper, where)
+
+
+def _sizes_set(node: c_ast.For, ctx: _Ctx) -> str:
+    """`` (-D NI=0)``: the ``-D`` sizes the loop's line names (``NI`` or ``_PB_NI``), else
+    every ``-D`` that sets a size below one; empty when no ``-D`` did."""
+    line = getattr(getattr(node, "coord", None), "line", 0) or 0
+    text = ctx.lines[line - 1] if 0 < line <= len(ctx.lines) else ""
+    words = {w[4:] if w.startswith("_PB_") else w for w in re.findall(r"\w+", text)}
+    named = [n for n in ctx.defines if n in words]
+    if not named:
+        named = [n for n, v in ctx.defines.items() if re.fullmatch(r"\s*-?\d+\s*", v)
+                 and int(v) < 1]
+    return f" ({', '.join(f'-D {n}={ctx.defines[n]}' for n in named)})" if named else ""
 
 
 class _ExprConv:
@@ -572,7 +590,8 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     tree = _parse(strip_directives(src.text), filename)
     fn, name = _function(tree, filename)
     body = list(fn.body.block_items or [])
-    ctx = _Ctx(filename, size_scalars=dict(src.size_scalars))
+    ctx = _Ctx(filename, size_scalars=dict(src.size_scalars), defines=_given(defines),
+               lines=text.splitlines())
     _declarations(fn if fn.decl.name != "__kernel" else None, body, ctx, tree.ext)
     known = {k: ctx.scalars.get(k, DEFAULT_SCALARS.get(k, 1.0)) for k in ctx.declared_scalars}
     body, folded = fold_prologue(body, known, set(ctx.params), lambda x: _where(x, filename))
@@ -609,6 +628,16 @@ def c_nests(text: str, filename: str = "<c>", dtype: str | None = None,
     return name, nests
 
 
+def _given(defines: Sequence[str]) -> dict[str, str]:
+    """``-D NAME=VALUE`` (or ``NAME VALUE``) as ``{NAME: VALUE}``; a bare ``NAME`` is 1."""
+    out = {}
+    for d in defines:
+        name, _, value = d.replace("=", " ", 1).partition(" ")
+        if "(" not in name:  # a function-like macro sets no size
+            out[name] = value.strip() or "1"
+    return out
+
+
 def _path_once(message: str, filename: str) -> str:
     """The message with the file's path only at its start: later places as ``line L:C``."""
     head, sep, rest = message.partition(filename)
@@ -637,7 +666,7 @@ def _c_kernel(text: str, filename: str, dtype: str | None,
               include_dirs: Sequence[str | Path], defines: Sequence[str]) -> Kernel:
     src = preprocess(text, filename, include_dirs, defines)
     try:
-        name, nests = c_nests(text, filename, dtype, source=src)
+        name, nests = c_nests(text, filename, dtype, defines=defines, source=src)
         used = {p for n in nests for p in n.params}
         found = {ds: {p: v for p, v in vals.items() if p in used}
                  for ds, vals in src.datasets.items()}

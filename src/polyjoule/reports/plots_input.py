@@ -140,5 +140,8 @@ def _columns(rows: list[dict[str, Any]], p: Path) -> dict[str, np.ndarray]:
             cols[k] = np.asarray([_number(v, f"{p}: points[{n}].{k}", k in NULLABLE)
                                   for n, v in enumerate(vals)])
             if k in ("energy_pj", "latency_cycles", "total_pj") and (cols[k] < 0).any():
-                raise SpecError(f"{p}: {k}: a negative value")
+                n = int(np.argmax(cols[k] < 0))  # the first: named as a NaN is
+                raise SpecError(f"{p}: points[{n}].{k}: {vals[n]!r} is negative "
+                                f"({'a latency' if k == 'latency_cycles' else 'an energy'} "
+                                "is never below 0)")
     return cols

@@ -210,8 +210,28 @@ def _print_blocks(con: Console, title: str | None, cols: Sequence[Column],
         if i:
             con.print()
         for col, cell in zip(cols, r, strict=True):
-            if cell.plain.strip():
-                echo(f"  {col.name:<{pad}}  {cell.plain}", con=con, indent=pad + 6)
+            line = f"  {col.name:<{pad}}  {cell.plain}"
+            if not cell.plain.strip():
+                continue
+            if not col.number or len(line) <= con.width:
+                echo(line, con=con, indent=pad + 6)
+                continue
+            con.print(Text(f"  {col.name}"), soft_wrap=True)  # the number under its name
+            for part in whole_groups(cell.plain, con.width - 4):
+                con.print(Text(f"    {part}"), soft_wrap=True)
+
+
+def whole_groups(number: str, room: int) -> list[str]:
+    """``number`` in lines of at most ``room`` characters, broken only after a thousands
+    separator (``24,519,``), so that no digit group is split; one line when it fits."""
+    if len(number) <= room:
+        return [number]
+    out = [""]
+    for group in re.findall(r"[^,]*,|[^,]+$", number):
+        if out[-1] and len(out[-1]) + len(group) > room:
+            out.append("")
+        out[-1] += group
+    return out
 
 
 def wrap(text: str, line_width: int, indent: int | None = None) -> list[str]:

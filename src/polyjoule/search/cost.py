@@ -68,3 +68,20 @@ class Margin(NamedTuple):
     unit: str
     exceeds_error_bar: bool
     basis: str  # how the gap was predicted, e.g. the fit and its worst residual
+
+
+def exact_key(parts: Iterable[Any]) -> Any:
+    """One objective over blocks of points, as a sort key (for ``np.lexsort``) that orders
+    them exactly. Floats stay floats and integers int64; integers past int64 (Python ints
+    in object arrays), or integers next to floats, become their exact ranks: a float key
+    ties or misorders latencies past 2^53, and such a key misranked mappings."""
+    import numpy as np
+
+    arrays = [np.asarray(p).reshape(-1) for p in parts]
+    kinds = {a.dtype.kind for a in arrays}
+    if kinds <= {"i", "b"}:
+        return np.concatenate(arrays).astype(np.int64)
+    if kinds == {"f"}:
+        return np.concatenate(arrays)
+    column = np.concatenate([a.astype(object) for a in arrays])  # Python compares exactly
+    return np.unique(column, return_inverse=True)[1].reshape(-1).astype(np.int64)

@@ -311,3 +311,18 @@ def test_a_bandwidth_bound_candidate_is_reproduced_by_its_command(tmp_path) -> N
         assert got["latency_cycles"] == c["latency"] > got["schedule_latency_cycles"]
         assert got["total_pj"] == pytest.approx(c["energy_pj"], abs=5e-4)
         assert got["capacity"] == []
+
+
+def test_a_price_past_2_53_keeps_every_cycle() -> None:
+    """The cost of one mapping holds the latency as the integer the pricing computed (a
+    float there tied latencies past 2^53 in a search's ranking)."""
+    from polyjoule.targets.tcpa.target import TcpaMapping
+
+    m = TcpaMapping(array=(1, 8), order=None, values={"TSTEPS": 2**60, "N": 64},
+                    kernel="jacobi-1d")
+    tgt = TcpaTarget(default_array())
+    cost = tgt.price(m).cost
+    b = evaluate(tgt, get("jacobi-1d"), m.array, None,
+                 {k: np.asarray([v]) for k, v in m.values.items()})
+    assert type(cost.latency) is int and cost.latency > 2**63
+    assert cost.latency == int(np.asarray(b.price["latency"]).reshape(-1)[0])

@@ -29,7 +29,7 @@ from polyjoule.analysis.capacity import CAUSES as CAPACITY
 from polyjoule.errors import Kind, Refused, SpecError
 from polyjoule.mapping.legality import Causes
 from polyjoule.search.census import Census
-from polyjoule.search.cost import Cost, Priced
+from polyjoule.search.cost import Cost, Priced, exact_key
 from polyjoule.search.mapspace import Mapspace
 from polyjoule.targets.tcpa.array import (
     ProcessorArray,
@@ -240,7 +240,9 @@ class TcpaTarget:
         b = evaluate(self, get(program.kernel), program.array, program.order,
                      {k: np.asarray([v]) for k, v in program.values.items()},
                      axes=program.axes, tile=program.tile)
-        return Priced(Cost(self.objectives, [float(b.price[k][0]) for k in self.objectives]))
+        first = [np.asarray(b.price[k]).reshape(-1)[0] for k in self.objectives]
+        return Priced(Cost(self.objectives, [v.item() if isinstance(v, np.generic) else v
+                                             for v in first]))  # exact: a latency past 2^53
 
     def verify(self, kernel: Any, values: Mapping[str, int], program: TcpaMapping,
                seed: int = 0) -> bool:
@@ -524,8 +526,7 @@ def _points_table(tgt: TcpaTarget, blocks: list[_Block], relieve: frozenset[str]
     params = list(blocks[0].mapping.values)
     size, uniq = _size_index(blocks, params)
     ok = np.concatenate([_ok(b, relieve).reshape(-1) for b in blocks])
-    objs = [np.concatenate([np.asarray(b.price[k], float).reshape(-1) for b in blocks])
-            for k in tgt.objectives]
+    objs = [exact_key(b.price[k] for b in blocks) for k in tgt.objectives]  # past 2^53 too
     bi = np.concatenate([np.full(np.size(b.price["latency"]), n) for n, b in enumerate(blocks)])
     idx = np.concatenate([np.arange(np.size(b.price["latency"])) for b in blocks])
     sizes = [dict(zip(params, (int(x) for x in u), strict=True)) for u in uniq]
