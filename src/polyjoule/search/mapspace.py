@@ -178,9 +178,11 @@ def count(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> int | 
             step: dict[int, int] = {}
             for length in range(slots + 1):
                 seqs = ordered_factorings(res[r], length)
-                for n, w in ways.items() if seqs else ():
-                    step[n + length] = step.get(n + length, 0) + w * seqs * comb(n + length,
-                                                                                length)
+                if not seqs:
+                    continue
+                for loops, w in ways.items():  # this rank's loops interleave anywhere
+                    both = loops + length
+                    step[both] = step.get(both, 0) + w * seqs * comb(both, length)
             ways = step
         total += sum(ways.values())
     return total
