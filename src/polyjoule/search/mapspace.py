@@ -26,9 +26,9 @@ from polyjoule.search.nest import INTRINSIC, OUTER, MapLoop, MapNest, check_cove
 MAX_SLOTS = 4  # outer loops per rank: the mapspace grows ~ (divisor tuples)^ranks x perms;
 # 16x16x16 at 5 slots already takes about a minute, at 6 it does not finish
 #: the most nests one search enumerates: every nest is lowered and the seen set holds them
-#: all (736,236 nests of gemm 64x64x64 at 3 slots on MAXDIM=64 took 202 s and 1.9 GB;
-#: 3,003,992 were two thirds done after 48 s in 4.1 GB), so past it a mapspace is
-#: refused, counted first
+#: all (736,236 nests of one 64x64x64 GEMM at 3 slots took 202 s and 1.9 GB; 3,003,992
+#: were two thirds done after 48 s in 4.1 GB), so past it a mapspace is refused, counted
+#: first
 MAX_NESTS = 1_000_000
 
 
