@@ -126,11 +126,19 @@ def judge_cmd(
 ) -> None:
     """Grade a program against a workload spec: legal (4 layers), correct (4 distributions), fast.
 
-    Exit 0 when correct (or a declared known gap), 1 when rejected or wrong, 2 on bad input.
+    A program that reads is graded, whatever it asks of the machine: a broken rule is the
+    verdict REJECTED [layer / rule], not an error. Exit 0: CORRECT, KNOWN GAP, NOT MAPPED
+    or SKIPPED. Exit 1: a failing grade, REJECTED or WRONG. Exit 2: bad input, one line
+    naming the file and the line or field: an unknown or broken spec, or a program file
+    that cannot be read or parsed (a value no instruction word holds, e.g. f0=-1 or
+    nr=300, an unknown mnemonic, bad hex, a truncated image, another build's file).
     """
     from polyjoule.targets.tinytpu import builds, corpus
     from polyjoule.targets.tinytpu.judge import judge, judge_best
 
+    if (list_ or all_) and (spec is not None or program is not None):
+        raise SpecError(f"judge: {'--list' if list_ else '--corpus'} takes no SPEC or "
+                        f"PROGRAM (got {spec if spec is not None else program})")
     if list_:
         _list()
         return

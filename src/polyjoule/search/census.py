@@ -79,7 +79,9 @@ def independent(problem: Problem, target: Target, slots: int = 2) -> Counter[str
 
     wl, ext = problem.workload, problem.extents
     out: Counter[str] = Counter()
-    for nest in tracked("census", mapspace.nests(ext, target.mapspace(wl, ext), slots)):
+    space = target.mapspace(wl, ext)
+    mapspace.check_count(problem.title, ext, space, slots)  # as search: counted first
+    for nest in tracked("census", mapspace.nests(ext, space, slots)):
         for cause in dict.fromkeys(c for c, _ in targets.refusals(target, wl, ext, nest)):
             out[cause] += 1
     return out

@@ -18,11 +18,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import permutations, product
+from math import comb, prod
 
+from polyjoule.errors import ResourceLimitError
 from polyjoule.search.nest import INTRINSIC, OUTER, MapLoop, MapNest, check_coverage
 
 MAX_SLOTS = 4  # outer loops per rank: the mapspace grows ~ (divisor tuples)^ranks x perms;
 # 16x16x16 at 5 slots already takes about a minute, at 6 it does not finish
+#: the most nests one search enumerates: every nest is lowered and the seen set holds them
+#: all (736,236 nests of one 64x64x64 GEMM at 3 slots took 202 s and 1.9 GB; 3,003,992
+#: were two thirds done after 48 s in 4.1 GB), so past it a mapspace is refused, counted
+#: first
+MAX_NESTS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,67 @@ def nests(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> Iterat
 def size(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> int:
     """Number of nests :func:`nests` yields."""
     return sum(1 for _ in nests(extents, space, slots))
+
+
+@cache
+def ordered_factorings(n: int, length: int) -> int:
+    """How many ordered ``length``-tuples of integers > 1 multiply to ``n``: inclusion-
+    exclusion over the tuples of integers >= 1 (``prod C(e + k - 1, k - 1)`` over the
+    prime powers ``p**e`` of ``n``), so no tuple is listed."""
+    exps = [e for _, e in _factorise(n)]
+
+    def at_least_one(k: int) -> int:
+        return int(n == 1) if k == 0 else prod(comb(e + k - 1, k - 1) for e in exps)
+
+    return sum((-1) ** j * comb(length, j) * at_least_one(length - j)
+               for j in range(length + 1))
+
+
+def count(extents: Mapping[str, int], space: Mapspace, slots: int = 2) -> int | None:
+    """How many nests :func:`nests` yields, without enumerating them; ``None`` for a
+    partial tiling (its coverage filter is not counted).
+
+    A nest is one interleaving of per-rank sequences of outer factors > 1, each an
+    ordered factoring of the rank's residual into at most ``slots`` factors, then its
+    intrinsic band; so per band it is the sum over per-rank lengths of the multinomial
+    of the lengths times each rank's ordered factorings of that length.
+    """
+    if not space.exact:
+        return None
+    ranks = list(extents)
+    total = 0
+    bands: set[tuple[tuple[str, int], ...]] = set()
+    for tile in space.intrinsics:
+        res = residual(extents, tile, exact=True)
+        band = tuple((r, tile[r]) for r in ranks if tile.get(r, 1) != 1)
+        if res is None or band in bands:
+            continue
+        bands.add(band)
+        ways = {0: 1}  # loops so far -> nests of the ranks so far with that many loops
+        for r in ranks:
+            step: dict[int, int] = {}
+            for length in range(slots + 1):
+                seqs = ordered_factorings(res[r], length)
+                if not seqs:
+                    continue
+                for loops, w in ways.items():  # this rank's loops interleave anywhere
+                    both = loops + length
+                    step[both] = step.get(both, 0) + w * seqs * comb(both, length)
+            ways = step
+        total += sum(ways.values())
+    return total
+
+
+def check_count(title: str, extents: Mapping[str, int], space: Mapspace, slots: int = 2,
+                limit: int = MAX_NESTS) -> None:
+    """Refuse, before enumerating, a mapspace of more than ``limit`` nests
+    (:class:`ResourceLimitError`, one line naming the problem, the count and the limit)."""
+    n = count(extents, space, slots)
+    if n is not None and n > limit:
+        raise ResourceLimitError(f"{title}: the mapspace at slots {slots} holds {n:,} nests "
+                                 f"(counted before enumerating), over the search's limit of "
+                                 f"{limit:,}: use fewer slots (map --slots) or extents with "
+                                 "fewer divisors")
 
 
 def untileable(extents: Mapping[str, int], tiles: Sequence[Mapping[str, int]]) -> list[str]:

@@ -133,11 +133,14 @@ def _untileable(problem: Problem, target: str, tiles: tuple[Mapping[str, int], .
 
 def search(problem: Problem, target: Target, slots: int = 2, *,
            relieve: frozenset[str] | set[str] = frozenset(),
-           charge_control: bool = True) -> SearchResult:
+           charge_control: bool = True,
+           max_nests: int = mapspace.MAX_NESTS) -> SearchResult:
     """Every nest of the mapspace, lowered and priced or refused; sorted by (cost, label).
 
     Raises :class:`InfeasibleMapping` when no intrinsic tiles the shape (an empty
-    mapspace); a mapspace whose every nest is refused is a result, not an error.
+    mapspace); a mapspace whose every nest is refused is a result, not an error. A
+    mapspace of more than ``max_nests`` nests is refused before it is enumerated
+    (:class:`ResourceLimitError`).
     """
     wl, ext = problem.workload, problem.extents
     relieve = frozenset(relieve)
@@ -145,6 +148,7 @@ def search(problem: Problem, target: Target, slots: int = 2, *,
     cands: list[Candidate] = []
     n = 0
     space = target.mapspace(wl, ext)
+    mapspace.check_count(problem.title, ext, space, slots, max_nests)
     lower, price = target.lower, target.price
     for nest in tracked(f"{problem.title} (slots {slots})", mapspace.nests(ext, space, slots)):
         n += 1

@@ -89,3 +89,18 @@ def test_cli_map_at_the_extent_limit_maps_and_verifies():
     nb = [int(c["nest"].split(">")[-1].lstrip("N")) for c in rows]  # the band's last loop
     assert all(c["programs"] * c["rows"] * w == 2**40 * 16 for c, w in zip(rows, nb, strict=True))
     assert np.int64(rows[0]["makespan"]) > 2**36  # priced for every block, not the spread
+
+
+@pytest.mark.parametrize("shape, nearest", [
+    ("720720x720720x720720", "the nearest, 16x720720x16: 45045 folds of 16 A rows > "
+                             "MAXDIM=16"),
+    ("20x20x20", "the nearest, 10x20x4: K=20 folds only in whole MAXDIM=16"),
+    ("1099511627689x16x16", "the nearest, 1x16x16: mb=1 outside AR_RAW_DIST..MAXROWS"),
+])
+def test_a_layer_no_host_block_fits_says_which_rule_the_nearest_block_misses(shape, nearest):
+    """It used to be 'target tinytpu-isa offers no intrinsic for this workload'."""
+    r = CliRunner().invoke(app, ["map", "gemm", shape, "--target", "tinytpu-isa"])
+    errors = [ln for ln in r.output.splitlines() if ln.startswith("polyjoule:")]
+    assert r.exit_code == 2 and errors == [
+        f"polyjoule: error: gemm {shape}: no host block fits (blocks Mb x K x Nb, K never "
+        f"split); {nearest}"], r.output

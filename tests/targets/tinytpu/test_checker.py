@@ -283,7 +283,7 @@ def test_a_program_too_long_to_expand_is_one_refusal_everywhere(tmp_path):
         r = runner.invoke(app, ["tinytpu", cmd, str(p)])
         assert r.exit_code == 2, (cmd, r.output)
         lines.add(_error_line(r))
-    assert len(lines) == 1 and "dynamic fetches" in lines.pop()
+    assert len(lines) == 1 and "prog.too_long: the program expands to 524,418,561" in lines.pop()
 
 
 def test_the_library_reference_model_still_runs_a_flat_twin_beyond_imem():

@@ -79,8 +79,10 @@ def test_loop_too_deep(tmp_path):
 
 def test_overflowing_field_and_unknown_opcode(tmp_path):
     p = tmp_path / "f.tasm"
-    p.write_text("mm f0=4096 nr=4\n")
-    one_line_error(invoke("check", p), "enc.field_range", "f0=4096")
+    p.write_text("mm f0=4095 nr=4\n")  # the 12 bits hold it, the spare-bit rule does not
+    one_line_error(invoke("check", p), "enc.field_range", "f0=4095")
+    p.write_text("mm f0=4096 nr=4\n")  # no instruction word holds it: the file is malformed
+    one_line_error(invoke("check", p), f"{p}:1: f0: 4096 does not fit its 12-bit field")
     p.write_text("op12 nr=4\n")
     one_line_error(invoke("check", p), "op.unknown")
     p.write_text("frob nr=4\n")

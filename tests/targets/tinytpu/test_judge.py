@@ -148,3 +148,42 @@ def test_cli_judges_a_spec_file_given_by_path(tmp_path):
     r = invoke(p)
     assert r.exit_code == 0 and "VERDICT my_gemm CORRECT" in r.output
     assert "program: the mapper's best" in r.output
+
+
+def test_cli_a_file_no_instruction_word_holds_is_bad_input_a_broken_rule_a_verdict(tmp_path):
+    """Malformed (the words cannot hold it): exit 2, one line naming file:line and field.
+    Well-formed but refused by the checker: the verdict REJECTED, exit 1."""
+    malformed = {
+        "dma_ld f0=-1 nr=4": "neg.tasm:1: f0: -1 does not fit its 12-bit field",
+        "dma_ld f0=2 nr=300": "big.tasm:1: nr: 300 does not fit its 8-bit field",
+        "op99 nr=1": "op.tasm:1: op: 99 does not fit its 6-bit field",
+        "dma_ld f0=2 nr=4  f3 += iv9*4": "lvl.tasm:1: term f3: level: 9 does not fit",
+        "dma_ld f0=2 nr=4\n  f3 += iv0*4": "term.tasm:2: op: a term with no mnemonic",
+        "dma_ld f0=2 nr=" + "9" * 5000: "digits.tasm:1: nr: 999999999999... (5000 digits)",
+    }
+    for (text, want), name in zip(malformed.items(), ("neg", "big", "op", "lvl", "term",
+                                                      "digits"), strict=True):
+        p = tmp_path / f"{name}.tasm"
+        p.write_text(text + "\n")
+        r = invoke("gemm_4x4x4", p)
+        errors = [ln for ln in r.output.splitlines() if ln.startswith("polyjoule: error:")]
+        assert r.exit_code == 2 and len(errors) == 1 and want in errors[0], r.output
+        assert "VERDICT" not in r.output and "Traceback" not in r.output
+    p = tmp_path / "spare.tasm"  # 3000 fits the 12 bits, the spare-bit rule forbids it
+    p.write_text("dma_ld f0=2 f3=3000 nr=4\n")
+    r = invoke("gemm_4x4x4", p)
+    assert r.exit_code == 1 and "VERDICT gemm_4x4x4 REJECTED isa/enc.field_range" in r.output
+
+
+def test_cli_list_and_corpus_take_no_spec_or_program():
+    for flag in ("--list", "--corpus"):
+        r = invoke(flag, "gemm_4x4x4")
+        assert r.exit_code == 2 and f"{flag} takes no SPEC or PROGRAM" in r.output
+
+
+def test_cli_help_says_which_exit_is_a_verdict_and_which_bad_input():
+    r = runner.invoke(app, ["judge", "--help"], env={"COLUMNS": "80"})
+    text = " ".join(r.output.split())
+    assert "Exit 1: a failing grade, REJECTED or WRONG" in text
+    assert "Exit 2: bad input" in text and "f0=-1" in text
+    assert max(map(len, r.output.splitlines())) <= 80

@@ -45,6 +45,7 @@ BROKEN = {
                            "endloop\nmvout nr=4\n"),
     "hdr.count_overflow": ("encoding", "loop nr=127\nloop nr=127\ndma_ld f0=2 nr=4\n"
                            "endloop\nendloop\n"),
+    "prog.too_long": ("encoding", "loop nr=127\n" * 4 + "nop\n" + "endloop\n" * 4),
     "spec.write_window": ("spec", GEMM4 + "mvout f2=1 nr=4\n"),
     "spec.output_incomplete": ("spec", LOADS + "mm nr=4\nmvout nr=2\n"),
 }
@@ -57,8 +58,8 @@ def test_the_table_names_the_23_judge_rules():
         layers.setdefault(rule.layer, set()).add(name)
     assert {k: len(v) for k, v in layers.items()} == {"isa": 16, "encoding": 4,
                                                       "protocol": 1, "spec": 2}
-    assert len(JUDGE_RULES) == 23 and set(RULES) - set(JUDGE_RULES) == {"agu.target",
-                                                                       "agu.terms"}
+    assert len(JUDGE_RULES) == 23 and set(RULES) - set(JUDGE_RULES) == {
+        "agu.target", "agu.terms", "prog.too_long"}
 
 
 def test_the_base_program_is_legal_and_correct():
@@ -116,3 +117,21 @@ def test_each_broken_program_is_a_judge_rule_or_one_of_ours():
 def test_four_terms_are_legal_on_the_agu4_build():
     prog = parse_tasm(BROKEN["agu.terms"][1])
     assert not isinstance(legal(prog, builds.load("agu4").cfg), Rejection)
+
+
+def test_a_program_too_long_to_expand_is_its_own_rule_not_a_field_range():
+    """127**4 nops: every field encodes, so enc.field_range was the wrong cause; the
+    judge names our expansion bound, and the mapper's gate calls it resources (express)."""
+    from polyjoule.errors import Kind, Refused
+    from polyjoule.targets.tinytpu.target import CAUSE_KIND, admitted
+
+    prog = parse_tasm(BROKEN["prog.too_long"][1])
+    got = legal(prog, CFG)
+    assert isinstance(got, Rejection) and (got.layer, got.rule) == ("encoding",
+                                                                    "prog.too_long")
+    assert "524,418,561 sequencer fetches (limit 2,097,152)" in got.message
+    assert not got.message.startswith("prog.too_long")  # the render names the rule once
+    with pytest.raises(Refused) as r:
+        admitted(prog, CFG)
+    assert r.value.cause == "resources" and CAUSE_KIND["resources"] is Kind.EXPRESS
+    assert "prog.too_long" in r.value.detail

@@ -119,3 +119,16 @@ def test_steady_state_specs_fit_and_map_on_maxdim64_only():
     assert judge_best(spec, CFG).status == "SKIPPED"
     v = judge_best(spec, big)
     assert v.status == "CORRECT" and all(c.wrong == c.clobbered == 0 for c in v.cases)
+
+
+def test_an_arbitrary_pad_k_maps_only_as_a_declared_known_gap():
+    """K=4 on a T=8 build pads 4 garbage rows (no opcode zeroes a row): the mapper's
+    program used to be graded WRONG; a spec that declares the gap keeps its KNOWN GAP."""
+    from polyjoule.targets.tinytpu import builds, corpus
+    from polyjoule.targets.tinytpu.judge import judge_best
+
+    t8 = builds.load("t8").cfg
+    v = judge_best(corpus.load("gemm_reuse_n_4x4x16"), t8)
+    assert v.status == "NOT MAPPED" and "K=4 pads to 8" in v.detail, v
+    assert judge_best(corpus.load("gemm_reduce_8x6x8"), t8).status == "KNOWN GAP"
+    assert judge_best(corpus.load("gemm_reduce_8x6x8_zeropad"), t8).status == "CORRECT"

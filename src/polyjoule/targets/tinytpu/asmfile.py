@@ -18,7 +18,15 @@ from polyjoule.reports.files import write_atomic
 from polyjoule.targets.tinytpu.assembler import assemble
 from polyjoule.targets.tinytpu.disasm import disassemble
 from polyjoule.targets.tinytpu.isa import BY_MNEMONIC, Instr, Term, decode
-from polyjoule.targets.tinytpu.params import NHDR, Config
+from polyjoule.targets.tinytpu.params import (
+    FIELD_BITS,
+    LEVEL_BITS,
+    NHDR,
+    NR_BITS,
+    OP_BITS,
+    STRIDE_BITS,
+    Config,
+)
 
 _TERM = re.compile(r"f(\d+)\s*\+=\s*iv(\d+)\s*\*\s*(\d+)|\+f(\d+):(\d+)\*(\d+)")
 _ASSIGN = re.compile(r"(f[0-3]|nr)=(-?\d+)$")
@@ -28,8 +36,29 @@ _RAW_OP = re.compile(r"op(\d+)$")
 SUFFIXES = (".tasm", ".thex")
 
 
+def _held(where: str, what: str, text: str, bits: int) -> int:
+    """The value of ``text`` if a ``bits``-wide field of the instruction words can hold it.
+
+    A value past the raw width (negative, or ``nr=300``) is no instruction: no image could
+    carry it, so the file is malformed, as a ``.thex`` could not say it. A value the field
+    holds but the spare-bit rule forbids (``f3=3000``, ``nr=200``) is a program the
+    checker names (``enc.field_range``).
+    """
+    digits = text.lstrip("-")
+    value = int(text) if len(digits) <= 24 else -1 if text.startswith("-") else 1 << 80
+    if not 0 <= value < 1 << bits:
+        shown = text if len(digits) <= 24 else f"{text[:12]}... ({len(digits)} digits)"
+        raise ProgramFileError(f"{where}: {what}: {shown} does not fit its {bits}-bit field "
+                               f"(0..{(1 << bits) - 1}): no instruction word holds it")
+    return value
+
+
 def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
-    """Instructions of a ``.tasm`` text; errors name ``file:line`` and the field."""
+    """Instructions of a ``.tasm`` text; errors name ``file:line`` and the field.
+
+    Every value must fit its field's raw width (what a ``.thex`` word can hold); the
+    spare-bit and legality rules are the checker's.
+    """
     program = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = _LABEL.sub("", raw.split("#", 1)[0]).strip()
@@ -38,17 +67,22 @@ def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
         where = f"{name}:{lineno}"
         terms = []
         for m in _TERM.finditer(line):
-            g = [int(v) if v is not None else None for v in m.groups()]
-            fld, lvl, stride = g[0:3] if g[0] is not None else g[3:6]
-            if fld is None or lvl is None or stride is None or fld > 3:
-                raise ProgramFileError(f"{where}: term: {m.group(0)!r} names no field f0..f3")
-            terms.append(Term(fld, lvl, stride))
+            fld, lvl, stride = m.groups()[0:3] if m.group(1) is not None else m.groups()[3:6]
+            if len(fld) > 24 or int(fld) > 3:
+                raise ProgramFileError(f"{where}: term: {m.group(0)[:40]!r} names no field "
+                                       "f0..f3")
+            term = f"term f{fld}"
+            terms.append(Term(int(fld), _held(where, f"{term}: level", lvl, LEVEL_BITS),
+                              _held(where, f"{term}: stride", stride, STRIDE_BITS)))
         rest = _TERM.sub(" ", line).replace(",", " ").split()
+        if not rest:
+            raise ProgramFileError(f"{where}: op: a term with no mnemonic before it (a term "
+                                   "follows its instruction on the same line)")
         mnemonic, tokens = rest[0].lower(), rest[1:]
         if mnemonic in BY_MNEMONIC:
             op: int = BY_MNEMONIC[mnemonic]
         elif (raw_op := _RAW_OP.match(mnemonic)) is not None:
-            op = int(raw_op.group(1))
+            op = _held(where, "op", raw_op.group(1), OP_BITS)
         else:
             raise ProgramFileError(f"{where}: op: unknown mnemonic {rest[0]!r}")
         f = [0, 0, 0, 0]
@@ -56,9 +90,10 @@ def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
         for tok in tokens:
             m = _ASSIGN.match(tok)
             if m is None:
-                raise ProgramFileError(f"{where}: {tok!r} is not fN=VALUE, nr=VALUE or a term "
+                raise ProgramFileError(f"{where}: {tok[:40]!r} is not fN=VALUE, nr=VALUE or a term "
                                        "'fN += ivL*S'")
-            key, value = m.group(1), int(m.group(2))
+            key = m.group(1)
+            value = _held(where, key, m.group(2), NR_BITS if key == "nr" else FIELD_BITS)
             if key == "nr":
                 nr = value
             else:

@@ -23,6 +23,9 @@ from polyjoule.targets.tinytpu.params import NHDR, Config
 #: Upper bound on dynamic fetches one program may expand to (header counts cap
 #: real programs far below this; it only stops a pathological nest from hanging).
 MAX_FETCHES = 1 << 21
+#: the rule a program past MAX_FETCHES breaks (the judge's encoding layer, the mapper's
+#: ``resources``): a bound of the tools, not a rule of the machine
+TOO_LONG = "prog.too_long"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +79,8 @@ def _walk(program: Sequence[Instr], cfg: Config) -> Iterator[Fetch]:
     """Fetch order of the sequencer: ("control", pc) for loop/endloop, Issue otherwise."""
     n = _static_fetch_count(program)
     if n > MAX_FETCHES:
-        raise ResourceLimitError(f"program: expands to {n} dynamic fetches "
-                                 f"(limit {MAX_FETCHES})")
+        raise ResourceLimitError(f"{TOO_LONG}: the program expands to {n:,} sequencer "
+                                 f"fetches (limit {MAX_FETCHES:,})")
     live_iv = [0] * cfg.LOOP_DEPTH
     stack: list[list[int]] = []  # [body_start, iter, trip]
     pc = 0

@@ -40,8 +40,17 @@ class Block:
 
     def misfit(self, cfg: Config) -> str | None:
         """Why this block's images or on-chip buffers do not fit ``cfg`` (None: they do)."""
+        return next((why for ok, why in self.checks(cfg) if not ok), None)
+
+    def passed(self, cfg: Config) -> int:
+        """How many of the checks, in order, this block passes before its first misfit."""
+        return next((i for i, (ok, _) in enumerate(self.checks(cfg)) if not ok),
+                    len(self.checks(cfg)))
+
+    def checks(self, cfg: Config) -> tuple[tuple[bool, str], ...]:
+        """(holds, why not) of every rule a block must meet, in the order they are asked."""
         T, md, F = cfg.T, cfg.MAXDIM, self.folds(cfg)
-        checks = (
+        return (
             (self.K % T == 0 and self.nb % T == 0, f"K and nb must be multiples of T={T}"),
             (self.K <= md or self.K % md == 0, f"K={self.K} folds only in whole MAXDIM={md}"),
             (cfg.AR_RAW_DIST <= self.mb <= min(md, cfg.MAXROWS),
@@ -52,7 +61,6 @@ class Block:
             (self.nb // T * self.K <= cfg.SPAD_ROWS, f"weights need more than "
                                                      f"SPAD_ROWS={cfg.SPAD_ROWS}"),
         )
-        return next((why for ok, why in checks if not ok), None)
 
 
 def program(b: Block, relu: bool, cfg: Config) -> list[Instr]:
@@ -92,6 +100,18 @@ def blocks(extents: Mapping[str, int], roles: tuple[str, str, str], cfg: Config
     out = [Block(mb, K, nb) for mb in range(min(M, cap), 0, -1) if M % mb == 0
            for nb in range(min(N, cap), 0, -1) if N % nb == 0]
     return [b for b in out if b.misfit(cfg) is None]
+
+
+def none_fits(extents: Mapping[str, int], roles: tuple[str, str, str], cfg: Config) -> str:
+    """Why :func:`blocks` is empty: the candidate block that meets the most rules (the
+    largest of those) and the first rule it misses."""
+    row, red, col = roles
+    M, K, N = extents[row], extents[red], extents[col]
+    cands = [Block(mb, K, nb) for mb in range(min(M, cfg.MAXDIM), 0, -1) if M % mb == 0
+             for nb in range(min(N, cfg.MAXDIM), 0, -1) if N % nb == 0]
+    b = max(cands, key=lambda b: (b.passed(cfg), b.mb * b.nb))
+    return (f"no host block fits (blocks {row}b x {red} x {col}b, {red} never split); the "
+            f"nearest, {b.mb}x{b.K}x{b.nb}: {b.misfit(cfg)}")
 
 
 def pack(b: Block, A: np.ndarray, B: np.ndarray, i: int, j: int, cfg: Config

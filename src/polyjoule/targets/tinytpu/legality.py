@@ -18,6 +18,8 @@ import numpy as np
 
 from polyjoule.errors import ResourceLimitError
 from polyjoule.targets.tinytpu.assembler import (
+    MAX_FETCHES,
+    TOO_LONG,
     AssemblyError,
     Issue,
     ProgramError,
@@ -43,9 +45,10 @@ def _r(layer: str, text: str, change: str) -> Rule:
     return Rule(layer, text, change)
 
 
-#: the 23 judge rules (sheet §11), plus two of ours: ``agu.target`` (a check the sheet
-#: names under the stale-iv step but the judge table does not) and ``agu.terms`` (more
-#: terms than the build's AGU_TERMS: assemble refuses to encode it)
+#: the 23 judge rules (sheet §11), plus three of ours: ``agu.target`` (a check the sheet
+#: names under the stale-iv step but the judge table does not), ``agu.terms`` (more
+#: terms than the build's AGU_TERMS: assemble refuses to encode it) and ``prog.too_long``
+#: (a program expanding past MAX_FETCHES fetches: no tool walks it)
 RULES: dict[str, Rule] = {
     "ar.raw_distance": _r("isa", "an ar row is read at least AR_RAW_DIST accu steps after "
                           "its last write", "make the accumulating mm cover >= AR_RAW_DIST "
@@ -99,9 +102,17 @@ RULES: dict[str, Rule] = {
     "agu.terms": _r("encoding", "an instruction carries at most AGU_TERMS terms",
                     "fold a term into the base or a loop, or use a build with more terms "
                     "(agu4)"),
+    "prog.too_long": _r("encoding", f"the program expands to at most {MAX_FETCHES:,} "
+                        "sequencer fetches (our bound on walking the trace; the 15-bit "
+                        "header counts keep a working program far below it)",
+                        "shorten the loops: fewer trips or fewer nested levels"),
 }
-#: the rules of the judge table (sheet §11); the others above are ours
-JUDGE_RULES = tuple(r for r in RULES if r not in ("agu.target", "agu.terms"))
+#: the rules that are ours, not the judge table's: a check the sheet lists without a rule,
+#: an encoding limit of our wider builds, and our bound on expanding a program (the
+#: mapper's ``resources``, kind express: the program cannot be carried through)
+OURS = ("agu.target", "agu.terms", "prog.too_long")
+#: the rules of the judge table (sheet §11)
+JUDGE_RULES = tuple(r for r in RULES if r not in OURS)
 
 
 @dataclass(frozen=True)
@@ -146,8 +157,9 @@ def isa_layer(program: Sequence[Instr], cfg: Config) -> list[Issue] | Rejection:
         return check_program(program, cfg)
     except ProgramError as e:
         return _from(e)
-    except ResourceLimitError as e:
-        return Rejection("isa", "enc.field_range", str(e), None)
+    except ResourceLimitError as e:  # only the expansion bound: not the isa's rule
+        return Rejection(RULES[TOO_LONG].layer, TOO_LONG,
+                         str(e).removeprefix(f"{TOO_LONG}: "), None)
 
 
 def encoding_layer(program: Sequence[Instr], cfg: Config,

@@ -4,7 +4,8 @@ A spec maps as a registered GEMM (``gemm`` or ``gemm.relu``) searched on a padde
 shape, then one program transform (act-mapper sheet §14):
 
 * **pad**: K and N round up to T (a zero ``operand_pad`` makes the extra k-tile
-  exact; an ``arbitrary`` pad is the known gap: no opcode zeroes a row), N only into
+  exact; an ``arbitrary`` pad maps only as a declared known gap, no opcode zeroes a
+  row: otherwise it is not mapped, e.g. K=4 on a T=8 build), N only into
   a ``column_block`` write window; M below AR_RAW_DIST runs the mm on AR_RAW_DIST
   rows and *retires* the extra ones (mvout moves only M rows);
 * **batch**: a batch rank (``bmk,bkn->bmn``) is one outer hardware loop around the
@@ -104,13 +105,22 @@ def _padded_n(spec: WorkloadSpec, n: int, T: int) -> int:
     return _up(n, T)
 
 
+def _padded_k(spec: WorkloadSpec, k: int, T: int) -> int:
+    """K rounded up to T; refused when the padding is arbitrary bytes, unless the spec
+    declares that as its known gap (then the padded program is graded KNOWN GAP)."""
+    if k % T and spec.operand_pad == "arbitrary" and not spec.known_gap:
+        raise ValueError(f"K={k} pads to {_up(k, T)}: with operand_pad arbitrary the "
+                         "padding bytes are garbage and no opcode zeroes a row")
+    return _up(k, T)
+
+
 def reduction(spec: WorkloadSpec, cfg: Config) -> Reduction:
     """The GEMM a spec is searched as, or ``ValueError`` with why it does not map."""
     T, d, gemm = cfg.T, spec.dims, _numerics(spec)
     if spec.einsum in ("mk,kn->mn", "bmk,bkn->bmn"):
         _placed(spec, None)
         m, k, n = d["m"], d["k"], d["n"]
-        shape = (max(m, cfg.AR_RAW_DIST), _up(k, T), _padded_n(spec, n, T))
+        shape = (max(m, cfg.AR_RAW_DIST), _padded_k(spec, k, T), _padded_n(spec, n, T))
         if spec.einsum == "mk,kn->mn":
             return Reduction(gemm, gemm, shape, m)
         if k % T:
@@ -128,8 +138,9 @@ def reduction(spec: WorkloadSpec, cfg: Config) -> Reduction:
         ones = _placed(spec, "ones_column")
         if ones.rows != d["k"] or ones.cols != 1:
             raise ValueError(f"the ones column must be {d['k']}x1")
-        return Reduction("rowsum", gemm, (max(d["m"], cfg.AR_RAW_DIST), _up(d["k"], T),
-                                          _padded_n(spec, 1, T)), d["m"])
+        shape = (max(d["m"], cfg.AR_RAW_DIST), _padded_k(spec, d["k"], T),
+                 _padded_n(spec, 1, T))
+        return Reduction("rowsum", gemm, shape, d["m"])
     raise ValueError(f"einsum {spec.einsum}: no reduction to a GEMM (the corpus classes "
                      "are mk,kn->mn, bmk,bkn->bmn, mn->mn, mk->m)")
 

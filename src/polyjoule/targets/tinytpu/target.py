@@ -19,6 +19,7 @@ from polyjoule.analysis import steps as timeline
 from polyjoule.analysis.machine import Machine, Step
 from polyjoule.errors import (
     AssemblyError,
+    InfeasibleMapping,
     Kind,
     NestError,
     ParameterRangeError,
@@ -267,8 +268,13 @@ class TinyTPUTarget:
         except Refused:
             return [{}]  # one trivial tile, so every nest is asked and refused shape-class
         if self.blocked(workload, extents):
-            return [{ro.row: b.mb, ro.reduce: b.K, ro.column: b.nb} for b in blocked.blocks(
-                extents, (ro.row, ro.reduce, ro.column), self.cfg)]
+            roles = (ro.row, ro.reduce, ro.column)
+            fits = blocked.blocks(extents, roles, self.cfg)
+            if not fits:  # the target offers host blocks; none fits this build
+                shape = "x".join(str(extents[r]) for r in workload.ranks)
+                raise InfeasibleMapping(f"{workload.name} {shape}: "
+                                        f"{blocked.none_fits(extents, roles, self.cfg)}")
+            return [{ro.row: b.mb, ro.reduce: b.K, ro.column: b.nb} for b in fits]
         cap = min(self.cfg.MAXROWS, self.cfg.MAXDIM)
         return [{ro.row: r, ro.reduce: self.cfg.T, ro.column: self.cfg.T}
                 for r in divisors(extents[ro.row]) if r <= cap]
