@@ -706,8 +706,40 @@ def _index_count(spec: _IndexSpec, nparams: int, context: tuple[str, ...]) -> Fo
     """A canonical class counted in the PRA's indices (``None``: does not apply), as
     :func:`_class_count` would give it."""
     params = [f"q{i}" for i in range(nparams)]
-    pwqp = indices.count(tuple(params), context, *spec)
-    return None if pwqp is None else _as_formula(pwqp, params, context)
+    if (pwqp := indices.whole(tuple(params), context, *spec)) is not None:
+        return _as_formula(pwqp, params, context)
+    parts = indices.terms(tuple(params), context, *spec)
+    if parts is None:
+        return None
+    if len(parts) == 1 and parts[0][0] > 0:
+        return _sum_formula(parts[0][1], params, context)
+    if all(q.n_piece() < MANY_PIECES for _, q in parts):  # type: ignore[attr-defined]
+        return _as_formula(_isl.combined(params, parts), params, context)
+    # a band's sums of many pieces (a position range as the tile less some positions, two
+    # edges as a difference): each merged first (a position's own class has merged it
+    # already), then combined from the fewer pieces
+    merged = [(sign, _isl.from_formula(_sum_formula(q, params, context), params)) for sign, q in parts]
+    return _as_formula(_isl.combined(params, merged), params, context)
+
+
+#: pieces from which the sums of a class are merged before they are combined (a stencil's
+#: few are combined as they are: merging each first costs more than it saves there)
+MANY_PIECES = 8
+
+#: merged formulas of the memoised position sums, by identity (the value keeps it alive)
+_SUMS: dict[tuple[int, tuple[str, ...]], tuple[object, Formula]] = {}
+
+
+def _sum_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Formula:
+    """A position sum as a merged formula, once per sum (the tile less a position and the
+    position's own class share it)."""
+    key = (id(pwqp), context)
+    hit = _SUMS.get(key)
+    if hit is None or hit[0] is not pwqp:
+        if len(_SUMS) >= 4096:
+            _SUMS.clear()
+        hit = _SUMS[key] = (pwqp, _as_formula(pwqp, params, context))
+    return hit[1]
 
 
 def _as_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Formula:
