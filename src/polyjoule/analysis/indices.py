@@ -129,9 +129,7 @@ def whole(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraint
     pins = pinned(context)
     if not extents or any(e[1] not in pins for e in extents):
         return None
-    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
-    names = tuple(e[0] for e in extents) + tuple(q for q in params if q not in own)
-    if not _isl.kept_below(names, nx, constraints, tuple((i, extents[g][0]) for i, g in bounded)):
+    if not _kept(params, nx, constraints, extents, bounded):
         return None  # as fibre_card: the caller counts the tile split
     form = {e: f"({pins[p]}*({t} - 1) + {r})" for e, p, t, r in extents}
     body = [re.sub(r"\b\w+\b", lambda m: form.get(m[0], m[0]), c) for c in constraints]
@@ -159,8 +157,10 @@ def terms(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraint
         plan = [(sign * s, fib + (() if place == ("all",) else ((i, g, place),)))
                 for sign, fib in plan for s, place in places]
     out = []
+    kept = _kept(params, nx, constraints, extents, bounded)  # else no fibre sum applies
     for sign, fibre in plan:
-        for below, past in _slabs(constraints, tuple(i for i, _, _ in fibre), extents, bounded) if fibre else ():
+        slabs = _slabs(constraints, tuple(i for i, _, _ in fibre), extents, bounded) if fibre and kept else []
+        for below, past in slabs:
             a = _fibre_sum(params, context, nx, below, extents, fibre, bounded)
             b = _fibre_sum(params, context, nx, past, extents, fibre, bounded) if a is not None else None
             if b is not None:
@@ -172,6 +172,21 @@ def terms(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraint
                 return None
             out.append((sign, q))
     return out
+
+
+def _kept(params: tuple[str, ...], nx: int, constraints: tuple[str, ...], extents: tuple[Extent, ...],
+          bounded: tuple[tuple[int, int], ...]) -> bool:
+    """Do the constraints keep every tiled index below its extent (``fibre_card``'s rule:
+    the points in the PRA's indices are then the tile split's)?"""
+    return _isl.kept_below(_names(params, extents), nx, constraints,
+                           tuple((i, extents[g][0]) for i, g in bounded))
+
+
+def _names(params: tuple[str, ...], extents: tuple[Extent, ...]) -> tuple[str, ...]:
+    """The parameters of a count in the PRA's indices: the extents, then the parameters
+    that are no extent's tile size, count or remainder."""
+    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
+    return tuple(e[0] for e in extents) + tuple(q for q in params if q not in own)
 
 
 def _slabs(constraints: tuple[str, ...], fibre: tuple[int, ...], extents: tuple[Extent, ...],
@@ -302,9 +317,7 @@ def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
                bounded: tuple[tuple[int, int], ...]) -> object | None:
     """The count with each ``fibre`` index in its place: the count of the other indices per
     value of the fibre (Barvinok) summed over the tile indices (and positions) of the fibre."""
-    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
-    raw = [q for q in params if q not in own]
-    pieces = _isl.fibre_card(tuple(e[0] for e in extents) + tuple(raw), nx, tuple(i for i, _, _ in fibre),
+    pieces = _isl.fibre_card(_names(params, extents), nx, tuple(i for i, _, _ in fibre),
                              constraints, tuple((i, extents[g][0]) for i, g in bounded))
     if pieces is None:
         return None
