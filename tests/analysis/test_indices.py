@@ -148,3 +148,79 @@ def test_offsets_with_a_least_tile_size_hold_and_are_tight():
 def test_the_least_value_a_context_states():
     assert indices.least_value(("q0 >= 4", "q1 >= 1", "q0 >= 2", "q2 <= q0"), "q0") == 4
     assert indices.least_value(("q10 >= 7",), "q1") == 1
+
+
+BAND = """void band(int N, int W, double A[N][N + W + 8], double x[N + W + 8], double y[N]) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (j = i + %d; j < i + %s; j++)
+      y[i] += A[i][j] * x[j];
+  }
+}
+"""
+
+
+def _band_volumes(path, arrays, sizes) -> list[dict]:  # type: ignore[no-untyped-def]
+    from polyjoule.analysis import analyze
+    from polyjoule.frontends.resolve import kernel_from
+
+    kernel = kernel_from(str(path), None, None)
+    out = []
+    for array in arrays:
+        an = analyze(kernel, array=array)
+        for values in sizes:
+            out.append({(v.statement, v.case): v.value for v in an.evaluate(values).volumes})
+    return out
+
+
+@pytest.mark.parametrize("edge,upper", [(3, "W + 3"), (2, "7"), (0, "W")])
+def test_band_shortcuts_equal_plain_fibre_sums(edge, upper, tmp_path, monkeypatch):
+    """A band's classes counted with its shortcuts (the two edges as a difference, a window's
+    fixed tile size as one Barvinok count, positions in a tile of known size) equal the
+    plain fibre sums of the same classes, at tile sizes inside and above the windows."""
+    path = tmp_path / "band.c"
+    path.write_text(BAND % (edge, upper))
+    arrays = [(1, 4), (2, 2), (4, 4)]
+    sizes = [{"N": n, "W": w} for n in (3, 7, 12, 21) for w in (1, 2, 5, 9)]
+    used = {"slabs": 0, "whole": 0}
+    real_slabs, real_whole = indices._slabs, indices.whole
+
+    def slabs(*a):  # type: ignore[no-untyped-def]
+        out = real_slabs(*a)
+        used["slabs"] += bool(out)
+        return out
+
+    def whole(*a):  # type: ignore[no-untyped-def]
+        out = real_whole(*a)
+        used["whole"] += out is not None
+        return out
+
+    monkeypatch.setattr(indices, "_slabs", slabs)
+    monkeypatch.setattr(indices, "whole", whole)
+    fast = _band_volumes(path, arrays, sizes)
+    assert used["slabs"] and (used["whole"] or edge < 2)
+    monkeypatch.setattr(indices, "_slabs", lambda *a: [])
+    monkeypatch.setattr(indices, "whole", lambda *a: None)
+    monkeypatch.setattr(indices, "_sized", lambda places, size: places)
+    counts._index_count.cache_clear()
+    indices._fibre_sum.cache_clear()
+    counts._SUMS.clear()
+    plain = _band_volumes(path, arrays, sizes)
+    assert fast == plain
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_positions_in_a_tile_of_known_size(size):
+    """``_sized`` keeps exactly the positions ``_places`` allows in a tile of ``size``."""
+    for conds in [((1, 0, -1, False),), ((-1, 0, 0, False),), ((-1, 1, -2, False),),
+                  ((1, 0, -1, False), (-1, 1, -2, False)), ((1, 0, -2, False),)]:
+        want = [j for j in range(size) if all(s * j + b * size + c >= 0 for s, b, c, _ in conds)]
+        got = [0] * size
+        for sign, place in indices._sized(indices._places(conds), size):
+            js = range(size) if place == ("all",) else (
+                [place[1] * size + place[2]] if place[0] == "v" else
+                [j for j in range(size) if all(s * j + b * size + c >= 0 for s, b, c, _ in place[1])])
+            for j in js:
+                got[j] += sign
+        assert [j for j in range(size) if got[j]] == want and set(got) <= {0, 1}

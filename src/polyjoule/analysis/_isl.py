@@ -73,7 +73,7 @@ def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constra
     ``params`` and the fibre) and its polynomial's terms. ``None`` when an ``(index, bound)``
     of ``bounded`` is not kept ``x <= bound - 1`` by the constraints, or the count needs an
     integer division or is infinite."""
-    if not _kept_below(params, nx, constraints, bounded):
+    if not kept_below(params, nx, constraints, bounded):
         return None
     head = f"[{', '.join(params)}] -> "
     body = " and ".join(constraints) or "true"
@@ -104,7 +104,7 @@ def fibre_card(params: tuple[str, ...], nx: int, fibre: tuple[int, ...], constra
 
 
 @functools.lru_cache(maxsize=1024)
-def _kept_below(params: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+def kept_below(params: tuple[str, ...], nx: int, constraints: tuple[str, ...],
                 bounded: tuple[tuple[int, str], ...]) -> bool:
     """Do ``constraints`` keep every ``x{i} <= bound - 1`` of ``bounded``?"""
     if not bounded:
@@ -138,17 +138,32 @@ def summed(params: tuple[str, ...], setvars: tuple[str, ...], ranges: tuple[str,
     box = " and ".join(ranges) or "true"
     if setvars and pieces and all(_integer(poly) for poly, _ in pieces):  # counts: Barvinok, not a sum
         return _counted(head, setvars, box, pieces)
+    if setvars and sum(d.count(" or ") for _, d in pieces) >= MANY_ALTERNATIVES:
+        return _summed_apart(head, setvars, box, pieces)
     out = isl.PwQPolynomial(f"{head}{space}0 }}")
     for poly, domain in pieces:
         out = out.add(isl.PwQPolynomial(f"{head}{space}{poly} : {box} and ({domain}) }}"))
-    if setvars and sum(d.count(" or ") for _, d in pieces) >= MANY_ALTERNATIVES:
-        out = out.coalesce()  # (a band's sum: 242 pieces summed, 130 coalesced first)
     return (out.sum() if setvars else out).coalesce()
+
+
+def _summed_apart(head: str, setvars: tuple[str, ...], box: str,
+                  pieces: tuple[tuple[str, str], ...]) -> isl.PwQPolynomial:
+    """A band's sum: each piece's domain coalesced (its tile-offset alternatives merge into
+    fewer basic sets), summed alone, and the sums added (fewer pieces than one sum of all:
+    62 -> 44 for a band ``j = i + 1 .. i + W``, 1.1-1.4x faster with the merging after)."""
+    space = f"[{', '.join(setvars)}]"
+    out = None
+    for poly, domain in pieces:
+        dom = isl.Set(f"{head}{space} : {box} and ({domain}) }}").coalesce()
+        q = isl.PwQPolynomial(f"{head}{space} -> {poly} }}").intersect_domain(dom).sum()
+        out = q if out is None else out.add(q)
+    assert out is not None  # a fibre count has a piece
+    return out.coalesce()
 
 
 #: tile-offset alternatives in a sum's domain from which it is coalesced before summing:
 #: worth it for a band's (1.5-2x faster), not for a stencil's few (10-20% slower)
-MANY_ALTERNATIVES = 16
+MANY_ALTERNATIVES = 8
 
 
 def _integer(poly: str) -> bool:
@@ -184,6 +199,7 @@ def _context(params: tuple[str, ...], context: tuple[str, ...]) -> isl.Set:
 def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -> isl.PwQPolynomial:
     """``pwqp`` simplified under the parameter ``context`` (what evaluation validates)."""
     return pwqp.gist_params(_context(tuple(params), tuple(context))).coalesce()
+
 
 
 @functools.lru_cache(maxsize=256)
@@ -343,6 +359,28 @@ def to_formula(pwqp: isl.PwQPolynomial, names: list[str]) -> Formula:
         )
         pieces.append(Piece(tuple(divs), domain, iterms, den))
     return Formula(tuple(names), tuple(pieces))
+
+
+def from_formula(f: Formula, params: list[str]) -> isl.PwQPolynomial:
+    """``f`` as isl's piecewise quasi-polynomial over ``params`` (its vars, in order): the
+    inverse of :func:`to_formula`, for sums of formulas already merged (fewer pieces)."""
+    def lin(coeffs: tuple[int, ...], const: int, divs: list[str], dco: tuple[int, ...] = ()) -> str:
+        parts = [f"{c}*{x}" for c, x in zip(coeffs, params, strict=False) if c]
+        parts += [f"{c}*{x}" for c, x in zip(dco, divs, strict=False) if c]
+        return " + ".join([*parts, str(const)])
+
+    texts = []
+    for piece in f.pieces:
+        divs = [f"floor(({lin(d.coeffs, d.const, [])})/{d.den})" for d in piece.divs]
+        names = [*params, *divs]
+        poly = " + ".join(
+            f"({c}/{piece.den})" + "".join(f" * ({x})^{e}" for x, e in zip(names, exps, strict=True) if e)
+            for c, exps in piece.terms) or "0"
+        dom = " or ".join(
+            "(" + (" and ".join(f"{lin(c.coeffs, c.const, divs, c.dcoeffs)} {'=' if c.eq else '>='} 0"
+                                for c in conj) or "true") + ")" for conj in piece.domain) or "false"
+        texts.append(f"{poly} : {dom}")
+    return isl.PwQPolynomial(f"[{', '.join(params)}] -> {{ {'; '.join(texts) or '0'} }}")
 
 
 def overlap(params: list[str], dims: list[str], a: list[str], b: list[str]) -> bool:

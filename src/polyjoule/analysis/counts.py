@@ -246,7 +246,7 @@ def _windows(pra: PRA, split: dict[int, Group]) -> list[Window]:
     """The tile-size windows a case is counted in, one formula each: every combination of
     the windows of the groups that split its dims (:func:`_group_windows`)."""
     per = [w for g in sorted(set(split.values()), key=lambda g: g.index)
-           if g.others and (w := _group_windows(pra, g))]
+           if (w := _group_windows(pra, g))]
     return [dict(w) for w in itertools.product(*per)]
 
 
@@ -254,13 +254,13 @@ def _windows(pra: PRA, split: dict[int, Group]) -> list[Window]:
 def _group_windows(pra: PRA, g: Group) -> tuple[tuple[int, tuple[int, bool]], ...]:
     """A group's windows, ``(index, (least, exact))`` each; none when it is counted whole.
 
-    A group with a parameter beside its dims (a band's width ``W``) and a band edge
-    ``reach`` past its least tile is counted for ``p >= reach + 1`` (a tile offset across
-    the edge takes one or two values: few alternatives, symbolic) and for each smaller ``p``
-    alone (isl sees the tile size as a number). The windows partition the tile sizes: the
-    case's count is the sum of theirs, each restricted to its window. (Below the edge every
-    alternative of every sum splits again per offset: a band ``j >= i + 3 .. i + W + 2``
-    derives 4x faster in windows, `benchmarks/README.md`.)"""
+    A group whose band edge ``reach`` lies past its least tile is counted for
+    ``p >= reach + 1`` (a tile offset across the edge takes one or two values: few
+    alternatives, symbolic) and for each smaller ``p`` alone (the tile size a number: one
+    Barvinok count per class, :func:`indices.whole`). The windows partition the tile sizes:
+    the case's count is the sum of theirs, each restricted to its window. (Below the edge
+    every alternative of every sum splits again per offset: a band ``j = i + 5 .. i + 16``
+    derives 3.6x faster in windows, `benchmarks/README.md`.)"""
     need = min_tile(pra)
     least, reach = max(need[l] for l in g.dims), _reach(pra, g)
     if reach < least + 1:
@@ -706,8 +706,40 @@ def _index_count(spec: _IndexSpec, nparams: int, context: tuple[str, ...]) -> Fo
     """A canonical class counted in the PRA's indices (``None``: does not apply), as
     :func:`_class_count` would give it."""
     params = [f"q{i}" for i in range(nparams)]
-    pwqp = indices.count(tuple(params), context, *spec)
-    return None if pwqp is None else _as_formula(pwqp, params, context)
+    if (pwqp := indices.whole(tuple(params), context, *spec)) is not None:
+        return _as_formula(pwqp, params, context)
+    parts = indices.terms(tuple(params), context, *spec)
+    if parts is None:
+        return None
+    if len(parts) == 1 and parts[0][0] > 0:
+        return _sum_formula(parts[0][1], params, context)
+    if all(q.n_piece() < MANY_PIECES for _, q in parts):  # type: ignore[attr-defined]
+        return _as_formula(_isl.combined(params, parts), params, context)
+    # a band's sums of many pieces (a position range as the tile less some positions, two
+    # edges as a difference): each merged first (a position's own class has merged it
+    # already), then combined from the fewer pieces
+    merged = [(sign, _isl.from_formula(_sum_formula(q, params, context), params)) for sign, q in parts]
+    return _as_formula(_isl.combined(params, merged), params, context)
+
+
+#: pieces from which the sums of a class are merged before they are combined (a stencil's
+#: few are combined as they are: merging each first costs more than it saves there)
+MANY_PIECES = 8
+
+#: merged formulas of the memoised position sums, by identity (the value keeps it alive)
+_SUMS: dict[tuple[int, tuple[str, ...]], tuple[object, Formula]] = {}
+
+
+def _sum_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Formula:
+    """A position sum as a merged formula, once per sum (the tile less a position and the
+    position's own class share it)."""
+    key = (id(pwqp), context)
+    hit = _SUMS.get(key)
+    if hit is None or hit[0] is not pwqp:
+        if len(_SUMS) >= 4096:
+            _SUMS.clear()
+        hit = _SUMS[key] = (pwqp, _as_formula(pwqp, params, context))
+    return hit[1]
 
 
 def _as_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Formula:

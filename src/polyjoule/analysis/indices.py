@@ -114,21 +114,126 @@ def count(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraint
     ``(x index, extent index)`` of every tiled index, which the constraints must keep below
     its extent (its tile split covers ``0 .. p*t - 1``). Only values in ``context`` (on
     ``params``) are asked for. ``None`` when the bound does not show or a fibre count is
-    not a plain polynomial (the caller counts the tile split then).
+    not a plain polynomial (the caller counts the tile split then)."""
+    out = terms(params, context, nx, constraints, extents, split, bounded)
+    return None if out is None else _isl.combined(list(params), out)
 
-    A position range is counted as few fixed positions as it takes: ``j >= 1`` as every
-    position less ``j = 0`` (a sum over the tile index alone, not over ``(k, j)``)."""
-    terms: list[tuple[int, tuple[tuple[int, int, Place], ...]]] = [(1, ())]
+
+def whole(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+          extents: tuple[Extent, ...], split: tuple[tuple[int, int, tuple[Cond, ...]], ...],
+          bounded: tuple[tuple[int, int], ...]) -> object | None:
+    """:func:`count` in one Barvinok count where a window fixes every tile size (``None``
+    elsewhere): with ``p`` a number, ``x = p*m + j`` and ``E = p*(t-1) + r`` are affine, so
+    a tile position needs no fibre sum (a band's class at ``p = 3``: 1.5 ms and one piece,
+    against 16 ms of sums and 15 pieces to merge)."""
+    pins = pinned(context)
+    if not extents or any(e[1] not in pins for e in extents):
+        return None
+    if not _kept(params, nx, constraints, extents, bounded):
+        return None  # as fibre_card: the caller counts the tile split
+    form = {e: f"({pins[p]}*({t} - 1) + {r})" for e, p, t, r in extents}
+    body = [re.sub(r"\b\w+\b", lambda m: form.get(m[0], m[0]), c) for c in constraints]
+    dims = [f"x{i}" for i in range(nx)]
     for i, g, conds in split:
-        terms = [(sign * s, fib + (() if place == ("all",) else ((i, g, place),)))
-                 for sign, fib in terms for s, place in _places(conds)]
+        size, t = pins[extents[g][1]], extents[g][2]
+        dims += [f"m{i}", f"j{i}"]
+        body += [f"x{i} = {size}*m{i} + j{i}", f"0 <= j{i} <= {size - 1}", f"0 <= m{i} <= {t} - 1"]
+        body += [f"{s}*j{i} + {b * size + c} {'=' if eq else '>='} 0" for s, b, c, eq in conds]
+    return _isl.card_of(list(params), dims, list(context) + body, [])
+
+
+def terms(params: tuple[str, ...], context: tuple[str, ...], nx: int, constraints: tuple[str, ...],
+          extents: tuple[Extent, ...], split: tuple[tuple[int, int, tuple[Cond, ...]], ...],
+          bounded: tuple[tuple[int, int], ...]) -> list[tuple[int, object]] | None:
+    """:func:`count` as signed sums whose total it is (isl objects, each memoised: cases
+    that ask for the same positions share them). A position range is counted as few fixed
+    positions as it takes: ``j >= 1`` as every position less ``j = 0`` (a sum over the
+    tile index alone, not over ``(k, j)``)."""
+    pins = pinned(context)
+    plan: list[tuple[int, tuple[tuple[int, int, Place], ...]]] = [(1, ())]
+    for i, g, conds in split:
+        size = pins.get(extents[g][1])
+        places = _places(conds) if size is None else _sized(_places(conds), size)
+        plan = [(sign * s, fib + (() if place == ("all",) else ((i, g, place),)))
+                for sign, fib in plan for s, place in places]
     out = []
-    for sign, fibre in terms:
-        q = _fibre_sum(params, context, nx, constraints, extents, fibre, bounded)
-        if q is None:
+    kept = _kept(params, nx, constraints, extents, bounded)  # else no fibre sum applies
+    for sign, fibre in plan:
+        slabs = _slabs(constraints, tuple(i for i, _, _ in fibre), extents, bounded) if fibre and kept else []
+        for below, past in slabs:
+            a = _fibre_sum(params, context, nx, below, extents, fibre, bounded)
+            b = _fibre_sum(params, context, nx, past, extents, fibre, bounded) if a is not None else None
+            if b is not None:
+                out += [(sign, a), (-sign, b)]
+                break
+        else:
+            q = _fibre_sum(params, context, nx, constraints, extents, fibre, bounded)
+            if q is None:
+                return None
+            out.append((sign, q))
+    return out
+
+
+def _kept(params: tuple[str, ...], nx: int, constraints: tuple[str, ...], extents: tuple[Extent, ...],
+          bounded: tuple[tuple[int, int], ...]) -> bool:
+    """Do the constraints keep every tiled index below its extent (``fibre_card``'s rule:
+    the points in the PRA's indices are then the tile split's)?"""
+    return _isl.kept_below(_names(params, extents), nx, constraints,
+                           tuple((i, extents[g][0]) for i, g in bounded))
+
+
+def _names(params: tuple[str, ...], extents: tuple[Extent, ...]) -> tuple[str, ...]:
+    """The parameters of a count in the PRA's indices: the extents, then the parameters
+    that are no extent's tile size, count or remainder."""
+    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
+    return tuple(e[0] for e in extents) + tuple(q for q in params if q not in own)
+
+
+def _slabs(constraints: tuple[str, ...], fibre: tuple[int, ...], extents: tuple[Extent, ...],
+           bounded: tuple[tuple[int, int], ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """A band's two edges in a fibre sum as a difference: the points between the edges
+    ``e_lo >= 0`` and ``e_hi >= 0`` (``e_lo + e_hi`` free of indices) are the points below
+    ``e_hi`` less those below it and past ``e_lo`` (``-e_lo - 1 >= 0``). Each side has its
+    edges parallel, so its fibre count has few chambers: a band's position sum in 9 + 3
+    pieces instead of 35, 3x faster with the merging. Both ways of dropping an edge, the
+    one naming more parameters (a width ``W``) first; the caller keeps the first whose
+    counts are finite (the dropped edge may have been an index's only bound). The indices
+    kept below their extents are kept there by name. None: no such pair on a fibre index."""
+    lins = [(c, lin) for c in constraints if (lin := _linear(c)) is not None]
+    xs = lambda lin: {n: a for n, a in lin[0].items() if n.startswith("x")}  # noqa: E731
+    edges = [(c, lin) for c, lin in lins if not lin[2] and any(f"x{i}" in lin[0] for i in fibre)
+             and any(n not in {f"x{i}" for i in fibre} for n in xs(lin))]
+    kept = tuple(f"1*{extents[g][0]} + -1*x{i} + -1 >= 0" for i, g in bounded)
+    for a, (ca, la) in enumerate(edges):
+        for cb, lb in edges[a + 1:]:
+            if xs(la) != {n: -v for n, v in xs(lb).items()}:
+                continue
+            out = []
+            for cd, ld in sorted(((ca, la), (cb, lb)), key=lambda e: len(xs(e[1])) - len(e[1][0])):
+                keep = tuple(c for c in constraints if c != cd) + kept
+                past = " + ".join([f"{-v}*{n}" for n, v in ld[0].items()] + [str(-ld[1] - 1)]) + " >= 0"
+                out.append((keep, keep + (past,)))
+            return out
+    return []
+
+
+def _linear(text: str) -> tuple[dict[str, int], int, bool] | None:
+    """``a*x + ... + c >= 0`` (or ``= 0``), as :meth:`Affine.isl` writes it, parsed."""
+    m = re.fullmatch(r"(.+) (>=|=) 0", text)
+    if m is None:
+        return None
+    coeffs: dict[str, int] = {}
+    const = 0
+    for term in m[1].split(" + "):
+        if re.fullmatch(r"-?\d+", term):
+            const += int(term)
+        elif (t := re.fullmatch(r"(-?\d+)\*(\w+)", term)) is not None:
+            coeffs[t[2]] = coeffs.get(t[2], 0) + int(t[1])
+        elif re.fullmatch(r"\w+", term):
+            coeffs[term] = coeffs.get(term, 0) + 1
+        else:
             return None
-        out.append((sign, q))
-    return _isl.combined(list(params), out)
+    return {n: a for n, a in coeffs.items() if a}, const, m[2] == "="
 
 
 def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
@@ -152,6 +257,45 @@ def _places(conds: tuple[Cond, ...]) -> list[tuple[int, Place]]:
     return [(1, ("r", conds))]
 
 
+def _sized(places: list[tuple[int, Place]], size: int) -> list[tuple[int, Place]]:
+    """:func:`_places`' signed positions in a tile of known ``size`` (a window's fixed tile
+    size): positions outside the tile dropped, each fixed one written from the tile's start;
+    none when they cancel (a tile of 1 has no position but its first: a band's "not first
+    in its tile" class is empty there, not the whole less a sum of its first positions),
+    every position as one."""
+    def inside(place: Place) -> list[int]:
+        if place[0] == "v":
+            j = place[1] * size + place[2]
+            return [j] if 0 <= j < size else []
+        return [j for j in range(size) if all(
+            (s * j + b * size + c == 0) if eq else (s * j + b * size + c >= 0) for s, b, c, eq in place[1])]
+
+    out: list[tuple[int, Place]] = []
+    net = [0] * size
+    for sign, place in places:
+        if place == ("all",):
+            out.append((sign, place))
+            net = [n + sign for n in net]
+            continue
+        js = inside(place)
+        if js:
+            out.append((sign, ("v", 0, js[0]) if place[0] == "v" else place))
+            for j in js:
+                net[j] += sign
+    if all(n == 0 for n in net):
+        return []
+    if all(n == 1 for n in net):
+        return [(1, ("all",))]
+    return out
+
+
+def pinned(context: tuple[str, ...]) -> dict[str, int]:
+    """Parameters that ``context`` fixes to one value (``p0 >= 3`` and ``p0 <= 3``)."""
+    lows = {m[1]: int(m[2]) for c in context if (m := re.fullmatch(r"(\w+) >= (-?\d+)", c))}
+    highs = {m[1]: int(m[2]) for c in context if (m := re.fullmatch(r"(\w+) <= (-?\d+)", c))}
+    return {n: v for n, v in lows.items() if highs.get(n) == v}
+
+
 #: at most this many positions are summed one by one; more are one range (each sum is an isl
 #: summation, and adding many sums of different chambers costs more than summing a range)
 FIXED = 2
@@ -173,9 +317,7 @@ def _fibre_sum(params: tuple[str, ...], context: tuple[str, ...], nx: int,
                bounded: tuple[tuple[int, int], ...]) -> object | None:
     """The count with each ``fibre`` index in its place: the count of the other indices per
     value of the fibre (Barvinok) summed over the tile indices (and positions) of the fibre."""
-    own = {e[0] for e in extents} | {n for e in extents for n in e[1:]}
-    raw = [q for q in params if q not in own]
-    pieces = _isl.fibre_card(tuple(e[0] for e in extents) + tuple(raw), nx, tuple(i for i, _, _ in fibre),
+    pieces = _isl.fibre_card(_names(params, extents), nx, tuple(i for i, _, _ in fibre),
                              constraints, tuple((i, extents[g][0]) for i, g in bounded))
     if pieces is None:
         return None
@@ -253,6 +395,8 @@ def _tile_form(conj: list[tuple[dict[str, int], int, bool]], extents: tuple[Exte
                             tuple(e[2] for e in mine), tuple(e[3] for e in mine), eq, least[p])
         if alts == [[]]:
             continue
+        if not alts:
+            return "false"  # no tile offset satisfies it
         out.append("(" + " or ".join("(" + (" and ".join(a) or "true") + ")" for a in alts) + ")")
     return " and ".join(out) or "true"
 
