@@ -749,7 +749,7 @@ def _as_formula(pwqp: object, params: list[str], context: tuple[str, ...]) -> Fo
     if len(formula.pieces) < 2:  # nothing to merge: no sample points, no proofs
         return formula
     groups = merge_groups(formula, _isl.samples(pwqp, params), _isl.prover(pwqp),
-                          _isl.conditions(tuple(params), context))
+                          _isl.conditions(tuple(params), context), with_sympy=False)
     return _isl.merged(pwqp, formula, groups, params, list(context))
 
 

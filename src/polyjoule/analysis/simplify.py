@@ -221,7 +221,7 @@ def merge_pieces(f: Formula, samples: list[list[dict[str, int]]] | None = None,
 
 def merge_groups(f: Formula, samples: list[list[dict[str, int]]] | None = None,
                  prove: Callable[[int, int], bool] | None = None,
-                 context: Sequence[Cond] = ()) -> list[list[int]]:
+                 context: Sequence[Cond] = (), with_sympy: bool = True) -> list[list[int]]:
     """Pieces in groups ``[a, b, ...]``: ``a``'s polynomial agrees on the domains of the rest.
 
     Candidates to absorb into are tried most generic first (fewest equalities in their
@@ -229,7 +229,9 @@ def merge_groups(f: Formula, samples: list[list[dict[str, int]]] | None = None,
     ``samples`` (a point of each conjunction of each piece) reject most pairs numerically
     before the exact checks: ``prove(a, b)`` (isl, fast), then every point of a
     conjunction that ``context`` (div-free conditions the caller guarantees) and its own
-    conditions bound to a small box, and then sympy (small ranges).
+    conditions bound to a small box, and then sympy (small ranges) unless ``with_sympy`` is
+    off (a derivation leaves such a pair apart: importing sympy alone costs a cold process
+    more than the derivation, and no built-in kernel needs it).
     """
     pieces = list(f.pieces)
     if len(pieces) < 2:
@@ -262,6 +264,8 @@ def merge_groups(f: Formula, samples: list[list[dict[str, int]]] | None = None,
                 left.append(k)
         if not left:
             return True
+        if not with_sympy:
+            return False
         pa, pb = parts(a)[0], parts(b)
         return all(_agree_on(pa - pb[0], pb[1][k]) for k in left)
 

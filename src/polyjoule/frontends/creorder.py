@@ -34,7 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
 from pycparser import c_ast
 
 from polyjoule.errors import NotUniformError, SpecError
@@ -166,6 +165,8 @@ def _invert(inst: Instance, place: list[Affine], dims: tuple[str, ...]
             ) -> tuple[dict[str, Affine], list[Constraint]]:
     """The statement's own indices as affine functions of the step point, and the equations
     that hold on its image (the division of LU lives on ``j == k``)."""
+    import sympy  # only in-place pivot kernels get here: sympy is 0.2 s of every C file's start
+
     m = sympy.Matrix([[f.coeffs.get(x, 0) for x in inst.dims] for f in place])
     rows = list(m.T.rref()[1])  # independent equations, one per own index
     if len(rows) != len(inst.dims):
