@@ -79,7 +79,7 @@ def test_the_piece_shown_evaluates_to_the_executions(band: Path, array: str, n: 
     assert max(len(x) for x in text.splitlines()) <= 80
     piecewise = [v for v in data["volumes"] if v["formula"].endswith("; else 0")]
     noted = _noted(text)
-    assert len(noted) == len(piecewise) == 2  # S7 intra FD and inter(j) ID
+    assert len(noted) == len(piecewise) >= 2  # S7 intra FD and inter(j) ID at least
     point = _point(data, {"N": n})
     for (executions, shown, number, pieces), v in zip(noted, piecewise, strict=True):
         assert executions == v["value"]

@@ -11,10 +11,10 @@ every component over the schedule's latency at the declared clock
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,25 +70,29 @@ def conditional(parts: Sequence[tuple[str, str]]) -> str:
 
 def display_pieces(f: Formula, pra: PRA, groups: list[Group]) -> tuple[tuple[str, str], ...]:
     """(expression, condition) of each piece of ``f`` as :func:`display` writes them."""
-    return _display_pieces(f, pra, tuple(groups))
+    return tuple(display_piece(f, pra, groups, i) for i in range(len(f.pieces)))
+
+
+def display_piece(f: Formula, pra: PRA, groups: list[Group], i: int) -> tuple[str, str]:
+    """(expression, condition) of piece ``i`` of ``f``: a table that shows the piece holding
+    at its point writes that piece alone (sympy takes 0.1 s for a band window's piece with
+    floors of remainders; a case has a dozen)."""
+    return _display_piece(f, pra, tuple(groups), i)
 
 
 @lru_cache(maxsize=4096)
-def _display_pieces(f: Formula, pra: PRA, groups: tuple[Group, ...]
-                    ) -> tuple[tuple[str, str], ...]:
-    """:func:`display_pieces`, once per formula (sympy factoring is slow; analyses of one
-    kernel on one array share their formulas)."""
+def _display_piece(f: Formula, pra: PRA, groups: tuple[Group, ...], i: int) -> tuple[str, str]:
+    """:func:`display_piece`, once per piece (analyses of one kernel on one array share
+    their formulas)."""
     import sympy
 
     sub = r_subst(pra, list(groups))
-    parts = []
-    for poly, conjs in f.piece_parts():
-        e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
-        cond = " or ".join(
-            " and ".join(f"{sympy.expand(x.xreplace(sub))} {'=' if eq else '>='} 0" for x, eq in conj)
-            or "true" for conj in conjs)
-        parts.append((str(e), cond))
-    return tuple(parts)
+    poly, conjs = Formula(f.vars, (f.pieces[i],)).piece_parts()[0]
+    e = sympy.factor_terms(sympy.expand(poly.xreplace(sub)))
+    cond = " or ".join(
+        " and ".join(f"{sympy.expand(x.xreplace(sub))} {'=' if eq else '>='} 0" for x, eq in conj)
+        or "true" for conj in conjs)
+    return str(e), cond
 
 
 def latex(f: Formula, pra: PRA, groups: list[Group]) -> str:
@@ -151,7 +155,7 @@ class PhaseAnalysis:
         i = f.piece_at(env)
         if len(f.pieces) == 1 and i is not None:
             return None  # the formula as shown holds here
-        text = "0" if i is None else display_pieces(f, self.pra, self.groups)[i][0]
+        text = "0" if i is None else display_piece(f, self.pra, self.groups, i)[0]
         return PieceHere(text, None if i is None else i + 1, len(f.pieces))
 
     def row_text(self, k: int, sizes: tuple[int, ...], here: PieceHere | None) -> str:
@@ -184,10 +188,19 @@ class VolumeRow:
     text: str
     case: str
     cls: str
-    formula: str
+    #: the case formula's text, or how to write it: on demand, since a table that shows the
+    #: piece holding here never asks for the whole (sympy writes every piece: seconds)
+    written: str | Callable[[], str]
     value: int
     energy_pj: float
     here: PieceHere | None = None  # a piecewise formula's piece at this point (tables)
+
+    @property
+    def formula(self) -> str:
+        if callable(self.written):
+            object.__setattr__(self, "written", self.written())
+        assert isinstance(self.written, str)
+        return self.written
 
 
 @dataclass(frozen=True)
@@ -381,7 +394,7 @@ class Analysis:
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
             here = ph.piece_here(k, sizes, env)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
-                                  ph.row_text(k, sizes, here), n,
+                                  partial(ph.row_text, k, sizes, here), n,
                                   n * (sum(bc.values()) + sum(bo.values())), here))
         e_class.update({c: float(exact_pj.get(c, 0)) for c in CLASSES})
         e_op = {op: float(exact_pj[op]) for op in sorted(ops)}
