@@ -522,6 +522,7 @@ def map_cmd(
         raise SpecError(f"--top: {top} is not a positive number of mappings to show")
     if max_mappings is not None and max_mappings < 1:
         raise SpecError(f"--max-mappings: {max_mappings} is not a positive number of mappings")
+    _check_conflicts(workload, shape, target, sets, bandwidth_bound, tosa, machine, arch)
     option = "--machine" if machine is not None or arch is None else "--arch"
     machine = machine or arch
     if _maps_kernels(target) and not (list_ or gate or tosa is not None):
@@ -540,6 +541,30 @@ def map_cmd(
             _named(option, target, machine), machine_target(target, machine, not as_json):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa, wide)
+
+
+def _check_conflicts(workload: str | None, shape: str | None, target: str | None,
+                     sets: list[str], bandwidth_bound: bool, tosa: Path | None,
+                     machine: str | None, arch: str | None) -> None:
+    """Options that cannot both apply are refused, naming both, rather than one ignored."""
+    if machine is not None and arch is not None:
+        raise SpecError(f"--machine {machine} and --arch {arch}: --arch is an alias of "
+                        "--machine; give one")
+    if tosa is not None and (workload is not None or shape is not None):
+        given = " ".join(x for x in (workload, shape) if x is not None)
+        raise SpecError(f"--tosa maps every layer of {tosa}: give no WORKLOAD or SHAPE with "
+                        f"it (got {given})")
+    if _maps_kernels(target):
+        return
+    from polyjoule.search import target as targets
+
+    name = target or targets.default_name()
+    if sets:
+        raise SpecError(f"--set {sets[0]}: problem sizes of a kernel target (--target tcpa); "
+                        f"--target {name} takes the workload's SHAPE (e.g. 8x8x8)")
+    if bandwidth_bound:
+        raise SpecError(f"--bandwidth-bound: an option of a kernel target (--target tcpa), "
+                        f"not of --target {name}")
 
 
 def _check_workload(workload: str, shape: str | None) -> None:

@@ -148,3 +148,19 @@ def test_run_operand_truncated_or_missing_names_option(gemm_file, tmp_path):
                    f"--b: {cut} is not a readable .npy array")
     one_line_error(invoke("run", gemm_file, *MD16, "--a", tmp_path / "no.npy", "--b", good),
                    "--a: ", "no.npy: cannot read")
+
+
+@pytest.mark.parametrize("extra,moot,says", [
+    (["--relu"], 1, ("--relu without --gemm",)),
+    (["--seed", "3", "--a", "A.npy", "--b", "A.npy"], 2, ("--seed with --a and --b",)),
+    (["--full-range", "--a", "A.npy", "--b", "A.npy"], 1, ("--full-range with --a and --b",)),
+])
+def test_run_refuses_an_option_it_would_ignore_naming_both(tmp_path, monkeypatch, extra, moot,
+                                                          says):
+    monkeypatch.chdir(tmp_path)
+    np.save("A.npy", np.ones((16, 16), np.int8))
+    r = invoke("gen", "gemm", "8x8x8", "-o", "g8.tasm", *MD16)
+    assert r.exit_code == 0, r.output
+    one_line_error(invoke("run", "g8.tasm", *MD16, *extra), *says)
+    r = invoke("run", "g8.tasm", *MD16, *extra[moot:])
+    assert r.exit_code == 0, r.output  # without the moot option the run is fine
