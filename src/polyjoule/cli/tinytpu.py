@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from polyjoule.cli._common import handles_errors, output_path, parse_assignments
-from polyjoule.errors import InProgramFile, PolyjouleError, SpecError
+from polyjoule.errors import InProgramFile, ParameterRangeError, PolyjouleError, SpecError
 
 tinytpu_app = typer.Typer(
     name="tinytpu",
@@ -300,7 +300,10 @@ def gen_gemm_cmd(
     build = _build(machine, config)
     cfg = build.cfg
     M, K, N = _shape(shape)
-    prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
+    try:
+        prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
+    except ParameterRangeError as e:  # name the workload typed and the build it is for
+        raise ParameterRangeError(f"gen gemm {shape}: {e} (build {build.name})") from None
     _admit(output, prog, cfg)  # never write a program `check` refuses
     _in_file(output, save_program, output, prog, cfg, (M, K, N, relu), record(build))
     echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "
