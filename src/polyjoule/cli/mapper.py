@@ -785,9 +785,11 @@ def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -
                 f"{res.eval_seconds:.3f} s")
     if res.census.total:
         _print_census(con, tgt, res, res.independent if census else None)
-    else:
+    elif res.considered:
         _say(con, "refusals: none" + (f" once {', '.join(sorted(res.relieved))} is relieved"
                                       if res.relieved else "") + ": every mapping fits")
+    else:
+        _say(con, f"refusals: none: {targets.describe(tgt)} offers {res.kernel} no mapping")
         _print_census(con, tgt, res, res.independent if census else None)
     if res.relief is not None:
         _print_relief(con, res.relief)
