@@ -111,7 +111,8 @@ def _evidence(target: Any, cycles: int | None, verified: bool | None) -> str:
         return "WRONG"
     if cycles:
         basis = getattr(target, "measured_basis", "")
-        return f"measured (cosim {cycles}{', ' + basis if basis else ''})"
+        shown = getattr(target, "measured_format", "{cycles} cyc").format(cycles=cycles)
+        return f"measured ({shown}{', ' + basis if basis else ''})"
     return "modelled" if verified else "modelled, unverified"
 
 
@@ -785,11 +786,11 @@ def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -
                 f"{res.eval_seconds:.3f} s")
     if res.census.total:
         _print_census(con, tgt, res, res.independent if census else None)
-    elif res.considered:
-        _say(con, "refusals: none" + (f" once {', '.join(sorted(res.relieved))} is relieved"
-                                      if res.relieved else "") + ": every mapping fits")
     else:
-        _say(con, f"refusals: none: {targets.describe(tgt)} offers {res.kernel} no mapping")
+        _say(con, "refusals: none" + (
+            f": {targets.describe(tgt)} offers {res.kernel} no mapping" if not res.considered
+            else (f" once {', '.join(sorted(res.relieved))} is relieved" if res.relieved
+                  else "") + ": every mapping fits"))
         _print_census(con, tgt, res, res.independent if census else None)
     if res.relief is not None:
         _print_relief(con, res.relief)

@@ -236,6 +236,8 @@ class TinyTPUTarget:
     relievable = RELIEVABLE
     #: what a measured figure is (the cosim rows of the cost model's calibration)
     measured_basis = "QD=8 build"
+    #: how a measured figure reads in the evidence column
+    measured_format = "cosim {cycles}"
     #: the ranking's objectives in words: the makespan is the ACT step model's, not cycles
     objective_words = {"makespan": "modelled makespan (the ranking model's steps, not "
                                    "cycles)"}
