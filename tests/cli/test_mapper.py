@@ -20,7 +20,7 @@ def test_search_output_names_evidence_and_margin():
     out = r.output
     assert "gemm.relu 16x16x16 on tinytpu-isa (T=4, MAXDIM=16" in out
     assert ": 1226 nests, 5 encodable" in out
-    assert "measured (750 cyc, QD=8)" in out and "modelled" in out
+    assert "measured (cosim 750, QD=8 build)" in out and "modelled" in out
     assert "chosen: N4>K4  cost (517, 32)" in out
     assert "1.24x" in out and "beyond the error bar" in out
     assert "930" in out and "independent census" in out
@@ -37,7 +37,7 @@ def test_json_output():
     assert doc["independent"]["ar-distance"] == 930
     assert doc["chosen"] == {"mapping": "N4>K4", "cost": [517, 32]}
     assert doc["candidates"][1]["mapping"] == "M2>N4>K4"
-    assert doc["candidates"][0]["evidence"] == "measured (750 cyc, QD=8)"
+    assert doc["candidates"][0]["evidence"] == "measured (cosim 750, QD=8 build)"
 
 
 def test_relieve_output():

@@ -74,7 +74,7 @@ def test_text_table_under_energy_shows_both():
     r = runner.invoke(app, ["map", "gemm.relu", "16x16x16", "--objective", "energy",
                             "--no-verify"])
     assert r.exit_code == 0, r.output
-    assert "by energy (pJ), then makespan (cycles)" in r.output and " energy " in r.output
+    assert "by energy (pJ), then modelled makespan (the ranking model's steps, not cycles)" in r.output and " energy " in r.output
     assert "517" in r.output and "energy 219 nJ, most in: dram_read" in r.output
 
 
@@ -122,3 +122,16 @@ def test_objective_is_restored_after_the_command():
 
     _json("gemm", "8x8x8", "--objective", "edp")
     assert targets.get("tinytpu-isa").objectives == ("makespan", "emits")
+
+
+def test_a_blocked_mappings_breakdown_is_summed_over_its_programs_in_text_and_json():
+    r = runner.invoke(app, ["map", "gemm", "20x16x16", "--json", "--no-verify"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    best, e = doc["candidates"][0], doc["energy"]
+    assert best["programs"] == e["programs"] == 2
+    assert e["counts"]["mac"] == 20 * 16 * 16
+    assert e["total_pj"] == pytest.approx(sum(e["pj"].values()))
+    assert e["total_pj"] == pytest.approx(best["energy_pj"])
+    r = runner.invoke(app, ["map", "gemm", "20x16x16", "--no-verify"])
+    assert f"energy {energy(e['total_pj'])} over its 2 programs, most in: " in r.output

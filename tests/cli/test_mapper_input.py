@@ -102,3 +102,19 @@ def test_workload_target_checks_before_its_header(args, says):
     r = _run(*args)
     assert r.returncode == 2 and r.stdout == "", r.stdout
     assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args,says", [
+    (["gemm", "8x8x8", "--set", "N=4"], ("--set N=4", "--target tinytpu-isa", "SHAPE")),
+    (["gemm", "8x8x8", "--bandwidth-bound"], ("--bandwidth-bound", "--target tinytpu-isa")),
+    (["gemm", "4x4x4", "--tosa", "t.mlir"], ("--tosa", "WORKLOAD or SHAPE", "gemm 4x4x4")),
+    (["gemm", "8x8x8", "--machine", "maxdim64", "--arch", "t8"],
+     ("--machine maxdim64 and --arch t8",)),
+])
+def test_options_that_cannot_both_apply_on_tinytpu_are_refused_naming_both(args, says):
+    r = runner.invoke(app, ["map", *args])
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and r.stdout == "", r.output
+    for s in says:
+        assert s in err[0]

@@ -102,3 +102,42 @@ def test_latencies_past_2_53_rank_as_the_integers_they_are():
     best = json.loads(_map("jacobi-1d", "--target", "tcpa", "--objective", "latency", "--set",
                            f"TSTEPS={2**60},N=64", "--top", "100", "--json"))
     assert lat[0] == min(c["latency"] for c in best["candidates"])  # the fastest of all
+
+
+def test_energy_format_gives_every_value_three_significant_digits():
+    fmt = energy_format([356904.0, 1193424.0])  # map gemm 20x16x16: 0.36 uJ before
+    assert fmt(356904.0) == "0.357 uJ" and fmt(1193424.0) == "1.193 uJ"
+
+
+def _table_head(text):
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───")
+                and lines[i - 1].startswith("mapping"))
+    return lines[rule - 1].split()
+
+
+def test_the_ranking_at_80_columns_keeps_every_header_whole():
+    r = CliRunner().invoke(app, ["map", "gemm", "8x8x8"], env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    heads = _table_head(r.output)
+    assert heads == ["mapping", "rows", "static", "words", "makespan", "emits", "energy",
+                     "cycles", "evidence"]
+    r = CliRunner().invoke(app, ["map", "gemm", "8x8x8"], env={"COLUMNS": "200"})
+    assert "bottleneck" in _table_head(r.output)  # where it fits whole
+
+
+def test_map_names_the_makespan_a_ranking_model_and_its_cycles_are_tinytpu_cycles(tmp_path):
+    runner = CliRunner()
+    r = runner.invoke(app, ["map", "gemm", "8x8x8", "--json"])
+    best = json.loads(r.stdout)["candidates"][0]
+    assert best["mapping"] == "N2>K2" and best["measured_cycles"] == 262
+    prog = tmp_path / "g8.tasm"  # the shipped program: what the mapper's best re-emits
+    assert runner.invoke(app, ["tinytpu", "gen", "gemm", "8x8x8", "-o", str(prog)]).exit_code == 0
+    r = runner.invoke(app, ["tinytpu", "cycles", str(prog)])
+    assert f"{best['cycles']} cycles (model" in r.output  # 261, the event model on both
+    r = runner.invoke(app, ["map", "gemm", "8x8x8"], env={"COLUMNS": "80"})
+    assert "makespan (cycles)" not in r.output
+    assert "by modelled makespan (the ranking model's steps, not" in r.output
+    assert "cycles: the event model's estimate on this build" in r.output
+    r = runner.invoke(app, ["map", "gemm", "8x8x8", "--wide"])
+    assert "measured (cosim 262, QD=8 build)" in r.output

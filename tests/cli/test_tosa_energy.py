@@ -48,7 +48,8 @@ def test_totals_sum_the_layers_as_mapped_alone(tmp_path, objective):
     r = runner.invoke(app, ["map", "--tosa", str(f), *extra])
     assert r.exit_code == 0, r.output
     last = r.output.strip().splitlines()[-1]
-    assert last == (f"total over 2 mapped layer(s): makespan {t['makespan']:,} cycles, "
+    assert last == (f"total over 2 mapped layer(s): modelled makespan {t['makespan']:,} "
+                    f"(ranking steps), {t['cycles']:,} cycles (event model), "
                     f"energy {energy(t['energy_pj'])}")
 
 
@@ -62,3 +63,28 @@ def test_import_refuses_a_bad_objective_before_exporting(tmp_path, args, needle)
     assert r.exit_code == 2, r.output
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+BLOCKED = """func.func @main(%a: tensor<1x4x12xi8>, %b: tensor<1x12x20xi8>) -> tensor<1x4x20xi32> {
+    %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %0 = tosa.matmul %a, %b, %z, %z : (tensor<1x4x12xi8>, tensor<1x12x20xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x20xi32>
+    return %0 : tensor<1x4x20xi32>
+}"""
+
+
+def test_a_blocked_layers_makespan_is_summed_over_its_blocks_everywhere(tmp_path):
+    pytest.importorskip("torch_mlir")
+    f = tmp_path / "blocked.mlir"
+    f.write_text(BLOCKED)
+    r = runner.invoke(app, ["map", "gemm", "4x12x20", "--json", "--no-verify"])
+    alone = json.loads(r.stdout)["candidates"][0]
+    assert alone["programs"] == 5  # N=20 > MAXDIM=16: five 4x12x4 host blocks
+    r = runner.invoke(app, ["map", "--tosa", str(f), "--json"])
+    doc = json.loads(r.stdout)
+    cand = doc["layers"][0]["candidates"][0]
+    assert cand["makespan"] == doc["totals"]["makespan"] == alone["makespan"]
+    assert cand["cycles"] == doc["totals"]["cycles"] == alone["cycles"]
+    assert cand["energy_pj"] == pytest.approx(alone["energy_pj"])
+    r = runner.invoke(app, ["map", "--tosa", str(f)])
+    assert f"cost (makespan {alone['makespan']}, emits {alone['emits']})" in r.output
+    assert f"modelled makespan {alone['makespan']:,} (ranking steps)" in r.output

@@ -136,6 +136,9 @@ def judge_cmd(
     from polyjoule.targets.tinytpu import builds, corpus
     from polyjoule.targets.tinytpu.judge import judge, judge_best
 
+    if list_ and all_:
+        raise SpecError("judge: --list and --corpus: --list names the corpus' specs, "
+                        "--corpus grades them; give one")
     if (list_ or all_) and (spec is not None or program is not None):
         raise SpecError(f"judge: {'--list' if list_ else '--corpus'} takes no SPEC or "
                         f"PROGRAM (got {spec if spec is not None else program})")

@@ -111,7 +111,8 @@ def _evidence(target: Any, cycles: int | None, verified: bool | None) -> str:
         return "WRONG"
     if cycles:
         basis = getattr(target, "measured_basis", "")
-        return f"measured ({cycles} cyc{', ' + basis if basis else ''})"
+        shown = getattr(target, "measured_format", "{cycles} cyc").format(cycles=cycles)
+        return f"measured ({shown}{', ' + basis if basis else ''})"
     return "modelled" if verified else "modelled, unverified"
 
 
@@ -168,8 +169,9 @@ def _cell(name: str, value: Any, fmt: Any = None) -> str:
 
 def energy_format(values: Any) -> Any:
     """A formatter of one column of energies (pJ): one engineering unit (the largest
-    value's), three significant digits, more until every distinct value reads distinct
-    (down to a thousandth of a pJ), so that rows ranked apart are visibly apart."""
+    value's), at least three significant digits in every value (down to a thousandth of
+    a pJ), more until every distinct value reads distinct, so that rows ranked apart are
+    visibly apart."""
     import math
 
     from polyjoule.reports.tables import UNITS, energy
@@ -179,8 +181,9 @@ def energy_format(values: Any) -> Any:
     if mag == 0:
         return energy
     name, scale = next(((n, sc) for n, sc in UNITS if mag >= sc), UNITS[-1])
-    lead = math.floor(math.log10(mag / scale)) + 1  # digits before the point
-    d = max(0, 3 - lead)
+    least = min(abs(v) for v in vals if v)
+    lead = math.floor(math.log10(least / scale)) + 1  # the smallest's digits before the point
+    d = max(0, min(3 - lead, math.floor(math.log10(scale / 1e-3))))
     while (len({f"{v / scale:,.{d}f}" for v in vals}) < len(vals)
            and scale / 10**d > 1e-3):
         d += 1
@@ -230,21 +233,52 @@ def _print_census(con: Console, target: Any, res: Any,
                      sorted(independent.items(), key=lambda kv: (-kv[1], kv[0]))], con=con)
 
 
-def _print_ranking(con: Console, res: Any, cands: list[dict[str, Any]]) -> None:
-    from polyjoule.reports.tables import Column, print_table, ranking
+def _print_ranking(con: Console, target: Any, res: Any, cands: list[dict[str, Any]]) -> None:
+    """The ranking table; the bottleneck column only where it fits whole (else the chosen
+    line names the best's, and ``--json``/``--wide`` every candidate's)."""
+    from polyjoule.reports.tables import Column, print_table
 
     names = res.best.cost.names
     shown = [k for k in ("rows", "static", "words") if any(k in c for c in cands)]
     both = [k for k in ("makespan", "energy_pj") if k not in names and any(k in c for c in cands)]
+    after = [k for k in ("cycles",) if any(k in c for c in cands)]
     fmt = _formats((*names, *both), cands)
-    print_table(f"top {len(cands)} of {len(res.candidates)} candidates by {ranking(names)}",
-                [Column("mapping", fold=False), *(Column(k, number=True) for k in shown),
-                 *(Column(HEADERS.get(n, n), number=True) for n in (*names, *both)),
-                 Column("bottleneck"), Column("evidence")],
-                [(c["mapping"], *(str(c.get(k, "")) for k in shown),
-                  *(_cell(n, c[n], fmt.get(n)) for n in (*names, *both)),
-                  f"{c['bottleneck']} {c['bottleneck_load']}", c["evidence"]) for c in cands],
-                con=con)
+    heads = ["mapping", *shown, *(HEADERS.get(n, n) for n in (*names, *both, *after))]
+    rows = [[c["mapping"], *(str(c.get(k, "")) for k in shown),
+             *(_cell(n, c[n], fmt.get(n)) for n in (*names, *both)),
+             *(_cell(n, c.get(n, "")) for n in after)] for c in cands]
+    bound = [f"{c['bottleneck']} {c['bottleneck_load']:,}" for c in cands]
+    with_bound = _whole_width([*heads, "bottleneck"], [[*r, b] for r, b in
+                                                        zip(rows, bound, strict=True)])
+    if with_bound + 2 + len("measured") <= con.width:  # evidence folds, its header whole
+        heads.append("bottleneck")
+        rows = [[*r, b] for r, b in zip(rows, bound, strict=True)]
+    print_table(f"top {len(cands)} of {len(res.candidates)} candidates by "
+                f"{ranked_by(target, names)}",
+                [Column("mapping", fold=False),
+                 *(Column(h, number=True) for h in heads[1:len(shown) + 1 + len(names)
+                                                         + len(both) + len(after)]),
+                 *(Column(h, fold=False) for h in heads[len(shown) + 1 + len(names)
+                                                        + len(both) + len(after):]),
+                 Column("evidence")],
+                [(*r, c["evidence"]) for r, c in zip(rows, cands, strict=True)], con=con)
+    for line in getattr(target, "ranking_notes", ()):
+        _say(con, line)
+
+
+def _whole_width(heads: list[str], rows: list[list[str]]) -> int:
+    """The width of a table whose every cell and header is kept on one line."""
+    widths = [max([len(h), *(len(r[j]) for r in rows)]) for j, h in enumerate(heads)]
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+def ranked_by(target: Any, names: Any) -> str:
+    """The ranking's objectives in words: the target's own words where it has them (a
+    modelled makespan that is not cycles), else the shared ones."""
+    from polyjoule.reports.tables import in_words
+
+    words = getattr(target, "objective_words", {})
+    return ", then ".join(words.get(n) or in_words(n) for n in names)
 
 
 def _print_choice(con: Console, target: Any, res: Any) -> None:
@@ -253,12 +287,16 @@ def _print_choice(con: Console, target: Any, res: Any) -> None:
     best = res.best
     from polyjoule.reports.tables import count, energy
 
+    tl = best.priced.timeline
+    unit, load = tl.bottleneck if tl is not None else ("", 0)
     _say(con, f"chosen: {best.label}  cost {best.cost}"
-         + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else ""))
+         + ("  (no emitted loops: one intrinsic tile)" if best.label == "-" else "")
+         + (f"; bottleneck {unit} ({load:,} busy)" if unit and unit != "-" else ""))
     e = _breakdown(target, best).get("energy")
     if e is not None:
         top = sorted(e["pj"].items(), key=lambda kv: -kv[1])[:4]
-        _say(con, f"energy {energy(e['total_pj'])}, most in: " + ", ".join(
+        over = f" over its {e['programs']} programs" if e["programs"] > 1 else ""
+        _say(con, f"energy {energy(e['total_pj'])}{over}, most in: " + ", ".join(
             f"{k} {energy(v)} ({count(e['counts'][k])})" for k, v in top))
     m, ru = res.margin(), res.runner_up
     if ru is None:
@@ -291,7 +329,7 @@ def _print_search(con: Console, target: Any, res: Any, cands: list[dict[str, Any
                   f"{named} next: "
                   + (", ".join(f"{c} {n}" for c, n in relief.rebound.most_common()) or "-"))
     if cands:
-        _print_ranking(con, res, cands)
+        _print_ranking(con, target, res, cands)
         _print_choice(con, target, res)
 
 
@@ -353,9 +391,10 @@ def _breakdown(tgt: Any, cand: Any) -> dict[str, Any]:
     if fn is None:
         return {}
     e = fn(cand.program)
+    blocks = getattr(cand.program, "count", 1)  # host blocks: counts summed over them
     return {"energy": {"mapping": cand.label, "counts": dict(e.counts),
                        "pj": {k: round(v, 3) for k, v in e.pj.items()},
-                       "total_pj": round(e.total_pj, 3)}}
+                       "total_pj": round(e.total_pj, 3), "programs": blocks}}
 
 
 def _energy_header(tgt: Any) -> dict[str, Any]:
@@ -484,6 +523,7 @@ def map_cmd(
         raise SpecError(f"--top: {top} is not a positive number of mappings to show")
     if max_mappings is not None and max_mappings < 1:
         raise SpecError(f"--max-mappings: {max_mappings} is not a positive number of mappings")
+    _check_conflicts(workload, shape, target, sets, bandwidth_bound, tosa, machine, arch)
     option = "--machine" if machine is not None or arch is None else "--arch"
     machine = machine or arch
     if _maps_kernels(target) and not (list_ or gate or tosa is not None):
@@ -502,6 +542,30 @@ def map_cmd(
             _named(option, target, machine), machine_target(target, machine, not as_json):
         _map(workload, shape, target, top, slots, census, relieve, as_json, no_verify, gate,
              list_, tosa, wide)
+
+
+def _check_conflicts(workload: str | None, shape: str | None, target: str | None,
+                     sets: list[str], bandwidth_bound: bool, tosa: Path | None,
+                     machine: str | None, arch: str | None) -> None:
+    """Options that cannot both apply are refused, naming both, rather than one ignored."""
+    if machine is not None and arch is not None:
+        raise SpecError(f"--machine {machine} and --arch {arch}: --arch is an alias of "
+                        "--machine; give one")
+    if tosa is not None and (workload is not None or shape is not None):
+        given = " ".join(x for x in (workload, shape) if x is not None)
+        raise SpecError(f"--tosa maps every layer of {tosa}: give no WORKLOAD or SHAPE with "
+                        f"it (got {given})")
+    if _maps_kernels(target):
+        return
+    from polyjoule.search import target as targets
+
+    name = target or targets.default_name()
+    if sets:
+        raise SpecError(f"--set {sets[0]}: problem sizes of a kernel target (--target tcpa); "
+                        f"--target {name} takes the workload's SHAPE (e.g. 8x8x8)")
+    if bandwidth_bound:
+        raise SpecError(f"--bandwidth-bound: an option of a kernel target (--target tcpa), "
+                        f"not of --target {name}")
 
 
 def _check_workload(workload: str, shape: str | None) -> None:
@@ -723,8 +787,10 @@ def _print_kernel_search(tgt: Any, res: Any, census: bool, wide: bool = False) -
     if res.census.total:
         _print_census(con, tgt, res, res.independent if census else None)
     else:
-        _say(con, "refusals: none" + (f" once {', '.join(sorted(res.relieved))} is relieved"
-                                      if res.relieved else "") + ": every mapping fits")
+        _say(con, "refusals: none" + (
+            f": {targets.describe(tgt)} offers {res.kernel} no mapping" if not res.considered
+            else (f" once {', '.join(sorted(res.relieved))} is relieved" if res.relieved
+                  else "") + ": every mapping fits"))
         _print_census(con, tgt, res, res.independent if census else None)
     if res.relief is not None:
         _print_relief(con, res.relief)

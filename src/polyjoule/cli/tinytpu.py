@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from polyjoule.cli._common import handles_errors, output_path, parse_assignments
-from polyjoule.errors import InProgramFile, PolyjouleError, SpecError
+from polyjoule.errors import InProgramFile, ParameterRangeError, PolyjouleError, SpecError
 
 tinytpu_app = typer.Typer(
     name="tinytpu",
@@ -125,7 +125,9 @@ def run_cmd(
     program: Path = typer.Argument(..., help="Program file (.tasm or .thex)."),
     machine: str | None = typer.Option(None, "--machine", help=BUILD_HELP),
     config: str | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    seed: int = typer.Option(0, "--seed", min=0, max=2**63 - 1, help="Seed for random int8 A and B (when no .npy)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, max=2**63 - 1,
+                                    help="Seed for random int8 A and B (when no .npy; "
+                                    "default 0)."),
     full_range: bool = typer.Option(False, "--full-range", help="Random values over all of "
                                     "int8 (default -8..8, so most outputs do not saturate)."),
     a: Path | None = typer.Option(None, "--a", help="A as a (MAXDIM, MAXDIM) int8 .npy file."),
@@ -142,11 +144,12 @@ def run_cmd(
     from polyjoule.reports.tables import echo, width
     from polyjoule.targets.tinytpu.refmodel import execute, gemm_expected
 
+    _run_conflicts(seed, full_range, a, b, gemm, relu)
     build = _build(machine, config)
     cfg = build.cfg
     prog = _load(program, build)
     stream = _admit(program, prog, cfg).stream
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(0 if seed is None else seed)
     shape = (cfg.MAXDIM, cfg.MAXDIM)
     lo, hi = (-128, 128) if full_range else (-8, 9)
     tag: tuple[int, int, int, bool] | None = None
@@ -174,6 +177,19 @@ def run_cmd(
                                  f"{M * N} cells")
     echo(f"{program}: C[:{M},:{N}] matches numpy (gemm {M}x{K}x{N}"
          f"{' relu' if r else ''}; int32 wrap, int8 saturate)")
+
+
+def _run_conflicts(seed: int | None, full_range: bool, a: Path | None, b: Path | None,
+                   gemm: str | None, relu: bool) -> None:
+    """An option the run would ignore is refused, naming it and what makes it moot."""
+    if relu and gemm is None:
+        raise SpecError("--relu without --gemm: --relu says the GEMM that --gemm MxKxN claims "
+                        "has a relu (a generated file's tag says so itself)")
+    if a is not None and b is not None:
+        for given, option in ((seed is not None, "--seed"), (full_range, "--full-range")):
+            if given:
+                raise SpecError(f"{option} with --a and --b: {option} draws random operands, "
+                                "and both are given as .npy files")
 
 
 #: the first bytes of every .npy file (numpy's format, any version)
@@ -284,7 +300,10 @@ def gen_gemm_cmd(
     build = _build(machine, config)
     cfg = build.cfg
     M, K, N = _shape(shape)
-    prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
+    try:
+        prog = (gemm_program_flat if flat else gemm_program)(M, K, N, relu, cfg)
+    except ParameterRangeError as e:  # name the workload typed and the build it is for
+        raise ParameterRangeError(f"gen gemm {shape}: {e} (build {build.name})") from None
     _admit(output, prog, cfg)  # never write a program `check` refuses
     _in_file(output, save_program, output, prog, cfg, (M, K, N, relu), record(build))
     echo(f"{output}: gemm {M}x{K}x{N}{' relu' if relu else ''}: {len(prog)} static "

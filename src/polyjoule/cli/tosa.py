@@ -85,15 +85,26 @@ def _layer_energy(tgt: Any, cand: Any) -> float | None:
 
 
 def _add_both(doc: dict[str, Any], maps: list[Any], top: int) -> None:
-    """Every listed candidate carries cycles (makespan) and energy, whatever ranks them."""
+    """Every listed candidate carries the modelled makespan (summed over host blocks, as
+    the cost), the event model's cycles and energy, whatever ranks them."""
     tgt = _target()
     for d, lm in zip(doc["layers"], maps, strict=True):
         for cd, c in zip(d.get("candidates", []), lm.result.candidates[:top] if lm.result
                          else [], strict=True):
             cd["makespan"] = c.priced.timeline.makespan
+            cyc = _layer_cycles(tgt, c)
+            if cyc is not None:
+                cd["cycles"] = cyc
             pj = _layer_energy(tgt, c)
             if pj is not None:
                 cd["energy_pj"] = pj
+
+
+def _layer_cycles(tgt: Any, cand: Any) -> int | None:
+    """The event model's cycles of a candidate, when the target reports them."""
+    from polyjoule.search import target as targets
+
+    return targets.report(tgt, cand.program).get("cycles")
 
 
 def totals(maps: list[Any]) -> dict[str, Any]:
@@ -103,6 +114,9 @@ def totals(maps: list[Any]) -> dict[str, Any]:
     best = [lm.result.best for lm in maps if lm.ok]
     out: dict[str, Any] = {"layers": len(maps), "mapped": len(best),
                            "makespan": sum(b.priced.timeline.makespan for b in best)}
+    cycles = [_layer_cycles(tgt, b) for b in best]
+    if best and all(c is not None for c in cycles):
+        out["cycles"] = sum(cycles)  # type: ignore[arg-type]
     energies = [_layer_energy(tgt, b) for b in best]
     if best and all(e is not None for e in energies):
         out["energy_pj"] = round(sum(energies), 3)  # type: ignore[arg-type]
@@ -110,14 +124,16 @@ def totals(maps: list[Any]) -> dict[str, Any]:
 
 
 def total_line(t: dict[str, Any]) -> str:
-    """The report's last line: the model's cycles and energy over its mapped layers."""
+    """The report's last line: the ranking model's makespan (steps, not cycles), the
+    event model's cycles and the energy over its mapped layers."""
     from polyjoule.reports.tables import energy
 
+    cyc = f", {t['cycles']:,} cycles (event model)" if "cycles" in t else ""
     pj = f", energy {energy(t['energy_pj'])}" if "energy_pj" in t else ""
     missing = t["layers"] - t["mapped"]
-    return (f"total over {t['mapped']} mapped layer(s): makespan {t['makespan']:,} "
-            f"cycles{pj}" + (f" ({missing} layer(s) not mapped, not included)"
-                             if missing else ""))
+    return (f"total over {t['mapped']} mapped layer(s): modelled makespan {t['makespan']:,} "
+            f"(ranking steps){cyc}{pj}" + (f" ({missing} layer(s) not mapped, not included)"
+                                           if missing else ""))
 
 
 def report(model: Any, source: str, top: int = 1, as_json: bool = False,

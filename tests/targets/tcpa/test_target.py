@@ -326,3 +326,35 @@ def test_a_price_past_2_53_keeps_every_cycle() -> None:
                  {k: np.asarray([v]) for k, v in m.values.items()})
     assert type(cost.latency) is int and cost.latency > 2**63
     assert cost.latency == int(np.asarray(b.price["latency"]).reshape(-1)[0])
+
+
+ONE_PE = "version: 2\nname: a\nrows: 1\ncols: 1\n"
+
+
+def test_a_1x1_array_offers_one_pe_mappings_that_analyze_reproduces(tmp_path) -> None:
+    """A 1x1 grid has only the shape with no array axis: it was no placement, so the
+    search offered 0 mappings and said both every mapping fits and none did."""
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+
+    runner = CliRunner()
+    arr = tmp_path / "arr_1x1.yaml"
+    arr.write_text(ONE_PE)
+    args = ["map", "gesummv", "--target", "tcpa", "--machine", str(arr)]
+    r = runner.invoke(app, [*args, "--set", "N=16", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)["candidates"]
+    assert rows and all(c["mapping"].startswith("1x1 ") for c in rows)
+    for c in rows:
+        a = runner.invoke(app, [*c["analyze"].split()[1:], "--json"])
+        assert a.exit_code == 0, a.output
+        got = json.loads(a.stdout)
+        assert got["latency_cycles"] == c["latency"]
+        assert got["total_pj"] == pytest.approx(c["energy_pj"], rel=1e-9)
+    r = runner.invoke(app, [*args, "--set", "N=64"])  # border buffers of 4,096 words
+    assert r.exit_code == 2
+    assert "0 mappings" not in r.output and "every mapping fits" not in r.output
+    assert "iob-capacity" in r.output
+    a = runner.invoke(app, ["analyze", "gesummv", "--array", str(arr), "--set", "N=64"])
+    assert a.exit_code == 0 and "iob-capacity" in a.output  # analyze warns of the same

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from polyjoule.analysis import steps as timeline
 from polyjoule.cli import app
 from polyjoule.errors import Refused
 from polyjoule.library.workloads import get
 from polyjoule.search.search import Problem, search
-from polyjoule.targets.tinytpu import blocked, builds, refmodel
+from polyjoule.targets.tinytpu import blocked, builds, energy, refmodel
+from polyjoule.targets.tinytpu.assembler import expand, fetches
 from polyjoule.targets.tinytpu.target import Blocked, TinyTPUTarget
 
 SMALL, BIG = builds.load().cfg, builds.load("maxdim64").cfg
@@ -54,8 +56,12 @@ def test_32_cubed_on_maxdim16_is_a_blocked_mapping_equal_to_numpy(workload):
 def test_blocked_cycles_and_issues_are_summed_over_the_programs():
     tgt = TinyTPUTarget(SMALL)
     best = _best("gemm", SMALL)
-    one = tgt.price(best.program).timeline.makespan
-    assert best.cost["makespan"] == best.program.count * one
+    priced = tgt.price(best.program)
+    one = timeline.run(tgt.steps(best.program))  # one block's schedule, run here
+    assert best.cost["makespan"] == best.program.count * one.makespan
+    assert priced.timeline.makespan == best.cost["makespan"]  # what every command shows
+    unit, load = one.bottleneck
+    assert priced.timeline.bottleneck == (unit, best.program.count * load)
     issues = sum(1 for s in tgt.steps(best.program) if not s.control)
     assert best.cost["emits"] == best.program.count * issues
     assert tgt.report(best.program)["programs"] == 16
@@ -112,3 +118,16 @@ def test_cli_map_every_block_refused_prints_the_census_then_exit_2():
     assert "gemm 16x64x16 on tinytpu-isa" in out and "0 encodable" in out
     assert "resources" in out and "imem.overflow" in out
     assert out.rstrip().splitlines()[-1] == "polyjoule: error: gemm 16x64x16: every nest was refused"
+
+
+def test_blocked_energy_counts_are_summed_over_the_programs():
+    tgt = TinyTPUTarget(SMALL)
+    best = _best("gemm", SMALL, {"M": 20, "K": 16, "N": 16})
+    prog = best.program
+    assert isinstance(prog, Blocked) and prog.count > 1
+    e = tgt.energy(prog)
+    assert e.counts["mac"] == 20 * 16 * 16  # every MAC of the layer, not one block's
+    one = energy.program_energy(expand(list(prog.instrs), SMALL),
+                                len(fetches(list(prog.instrs), SMALL)), SMALL)
+    assert e.counts == {k: prog.count * v for k, v in one.counts.items()}
+    assert tgt.energy_pj(prog) == pytest.approx(prog.count * one.total_pj)

@@ -296,3 +296,18 @@ def test_the_library_reference_model_still_runs_a_flat_twin_beyond_imem():
     A = np.ones((16, 16), np.int8)
     C = run(flat, A, A, np.zeros((16, 16), np.int8), cfg)
     assert (C == 16).all()
+
+
+def test_a_negative_row_count_is_out_of_range_not_a_zero_row_instruction():
+    with pytest.raises(ProgramError) as e:
+        check_program([LOAD_A, LOAD_B, Instr(Op.MM, (0, 0, 0, 0), -4)], CFG)
+    assert e.value.rule == "enc.field_range" and "nr=-4 is negative" in str(e.value)
+    assert "zero-row" not in str(e.value)
+
+
+def test_a_zero_trip_loop_says_the_body_still_runs_once():
+    with pytest.raises(ProgramError) as e:
+        check_program([loop(0), NOP, END], CFG)
+    text = str(e.value)
+    assert "nr=0" in text and "runs its body at least once" in text
+    assert text.count("trip count 0") == 0  # the old message said it twice

@@ -148,3 +148,36 @@ def test_run_operand_truncated_or_missing_names_option(gemm_file, tmp_path):
                    f"--b: {cut} is not a readable .npy array")
     one_line_error(invoke("run", gemm_file, *MD16, "--a", tmp_path / "no.npy", "--b", good),
                    "--a: ", "no.npy: cannot read")
+
+
+@pytest.mark.parametrize("extra,moot,says", [
+    (["--relu"], 1, ("--relu without --gemm",)),
+    (["--seed", "3", "--a", "A.npy", "--b", "A.npy"], 2, ("--seed with --a and --b",)),
+    (["--full-range", "--a", "A.npy", "--b", "A.npy"], 1, ("--full-range with --a and --b",)),
+])
+def test_run_refuses_an_option_it_would_ignore_naming_both(tmp_path, monkeypatch, extra, moot,
+                                                          says):
+    monkeypatch.chdir(tmp_path)
+    np.save("A.npy", np.ones((16, 16), np.int8))
+    r = invoke("gen", "gemm", "8x8x8", "-o", "g8.tasm", *MD16)
+    assert r.exit_code == 0, r.output
+    one_line_error(invoke("run", "g8.tasm", *MD16, *extra), *says)
+    r = invoke("run", "g8.tasm", *MD16, *extra[moot:])
+    assert r.exit_code == 0, r.output  # without the moot option the run is fine
+
+
+def test_gen_names_the_workload_it_cannot_generate():
+    one_line_error(invoke("gen", "gemm", "6x8x8", "-o", "g6.tasm", *MD16),
+                   "gen gemm 6x8x8: M=6: the shipped GEMM needs")
+
+
+def test_a_byte_order_mark_before_a_tasm_file_is_accepted(tmp_path):
+    p = tmp_path / "g.tasm"
+    assert invoke("gen", "gemm", "8x8x8", "-o", p, *MD16).exit_code == 0
+    bom = tmp_path / "bom.tasm"
+    bom.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
+    plain, marked = invoke("run", p, *MD16), invoke("run", bom, *MD16)
+    assert marked.exit_code == 0, marked.output
+    assert marked.output.replace(str(bom), str(p)) == plain.output
+    assert invoke("cycles", bom, *MD16).output.replace(str(bom), str(p)) == invoke(
+        "cycles", p, *MD16).output

@@ -187,3 +187,8 @@ def test_cli_help_says_which_exit_is_a_verdict_and_which_bad_input():
     assert "Exit 1: a failing grade, REJECTED or WRONG" in text
     assert "Exit 2: bad input" in text and "f0=-1" in text
     assert max(map(len, r.output.splitlines())) <= 80
+
+
+def test_list_and_corpus_together_are_refused_naming_both():
+    r = runner.invoke(app, ["judge", "--list", "--corpus"])
+    assert r.exit_code == 2 and "--list and --corpus" in r.stderr

@@ -54,3 +54,13 @@ def test_memory_map_depths():
 
     depths = {m.name: m.rows(Config(MAXDIM=16)) for m in MEMORIES}
     assert depths == {"spad": 64, "vr": 64, "ar": 128, "imem": 56, "A": 256, "B": 256, "C": 256}
+
+
+def test_a_derived_depth_out_of_range_names_the_fields_it_derives_from():
+    with pytest.raises(SpecError) as e:
+        Config(T=1024, MAXDIM=1024)
+    text = str(e.value)
+    assert text.startswith("MAXDIM: MAXDIM=1024 derives NAR=max(128, 2*MAXDIM+8)=2056")
+    assert 2 * 1024 + 8 == 2056  # the derivation the message prints
+    with pytest.raises(SpecError, match=r"^NAR: NAR=3000 outside 1\.\.2048"):
+        Config(T=1024, MAXDIM=1024, nar=3000)  # a value the user wrote is named as such

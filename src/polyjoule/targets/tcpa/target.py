@@ -329,10 +329,13 @@ def _plan(tgt: TcpaTarget, kernel: Any, vals: Mapping[str, np.ndarray]) -> list[
     rows, cols = sides(tgt.array.rows), sides(tgt.array.cols)
     flat = flat_values(vals)
     out: list[_Part] = []
-    for k in (2, 1):
+    for k in (2, 1, 0):
+        if k == 0 and out:  # one PE: the mapspace of a 1x1 grid, dominated on a larger one
+            break
         shs = [sh for sh in _distinct(kernel, shapes(tgt.array)) if n_axes(sh) == k]
         for axes in placements(kernel, k) if shs else ():
-            sides_ = [rows, cols] if k == 2 else [cols if shs[0][1] != 1 else rows]
+            sides_ = ([rows, cols] if k == 2 else [cols if shs[0][1] != 1 else rows] if k == 1
+                      else [])
             reuse = _one_tile(out, axes) if k == 1 and REUSE else None
             if reuse is not None:
                 out.append(reuse(shs, sides_, flat))

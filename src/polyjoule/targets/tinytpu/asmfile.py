@@ -53,6 +53,10 @@ def _held(where: str, what: str, text: str, bits: int) -> int:
     return value
 
 
+#: the UTF-8 byte-order mark some editors write first, decoded
+BOM = "\ufeff"
+
+
 def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
     """Instructions of a ``.tasm`` text; errors name ``file:line`` and the field.
 
@@ -60,6 +64,7 @@ def parse_tasm(text: str, name: str = "<tasm>") -> list[Instr]:
     spare-bit and legality rules are the checker's.
     """
     program = []
+    text = text.removeprefix(BOM)  # an editor's byte-order mark is no mnemonic
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = _LABEL.sub("", raw.split("#", 1)[0]).strip()
         if not line:
@@ -187,7 +192,7 @@ def load_program(path: str | Path, cfg: Config, check_header: bool = True) -> li
     except SpecError as e:
         raise ProgramFileError(f"{e} (.tasm or .thex)") from None
     if path.suffix == ".thex":
-        return parse_thex(text, cfg, str(path), check_header)
+        return parse_thex(text.removeprefix(BOM), cfg, str(path), check_header)
     return parse_tasm(text, str(path))
 
 

@@ -150,8 +150,9 @@ def _static_pass(program: Sequence[Instr], cfg: Config) -> None:
                 raise ProgramError("loop.depth", f"instruction {pc} (loop): nesting exceeds "
                                    f"LOOP_DEPTH={cfg.LOOP_DEPTH}")
             if ins.nr < 1:
-                raise ProgramError("loop.trip", f"instruction {pc} (loop): trip count "
-                                   f"{ins.nr}: trip count 0 still runs the body once")
+                raise ProgramError("loop.trip", f"instruction {pc} (loop): nr={ins.nr}: a loop "
+                                   "runs its body at least once (nr=0 does not skip it); "
+                                   "give nr >= 1 or remove the loop")
             depth += 1
         elif ins.op == Op.ENDLOOP:
             if depth == 0:
@@ -245,17 +246,25 @@ class _Memories:
                            f"(AR_RAW_DIST={self.cfg.AR_RAW_DIST})")
 
 
-def _check_issue(x: Issue, st: _Memories, cfg: Config) -> None:
-    op, nr = x.op, x.nr
-    if op == Op.NOP:
-        return
+def _check_encoded(x: Issue, cfg: Config) -> None:
+    """Fields within what ``enc`` admits, and a positive row count."""
     for i, v in enumerate(x.f):
         if not 0 <= v <= cfg.FIELD_MAX:
             raise ProgramError("enc.field_range", f"{x.where()}: AGU-resolved f{i}={v} outside "
                                f"0..{cfg.FIELD_MAX}, the range `enc` admits")
-    if nr < 1:
-        raise ProgramError("enc.zero_rows", f"{x.where()}: nr={nr}: a zero-row instruction "
+    if x.nr < 0:
+        raise ProgramError("enc.field_range", f"{x.where()}: nr={x.nr} is negative: a row "
+                           f"count is 1..{cfg.MAXROWS}")
+    if x.nr < 1:
+        raise ProgramError("enc.zero_rows", f"{x.where()}: nr={x.nr}: a zero-row instruction "
                            "desynchronises the unit's flat row loop")
+
+
+def _check_issue(x: Issue, st: _Memories, cfg: Config) -> None:
+    op, nr = x.op, x.nr
+    if op == Op.NOP:
+        return
+    _check_encoded(x, cfg)
     spec = OPCODES[op]
     for fi, (values, rule) in spec.legal.items():
         if x.f[fi] not in values:

@@ -181,7 +181,7 @@ def recorded(text: str, where: str) -> Build | None:
 def require_same(path: str | Path, build: Build) -> None:
     """Refuse a program file recorded for another build than the one the tool runs."""
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text().removeprefix("\ufeff")  # a byte-order mark
     except (OSError, UnicodeDecodeError):
         return  # load_program reports unreadable files with their own message
     made = recorded(text, str(path))

@@ -70,7 +70,12 @@ class Config:
         self._require(self.IMEM_SIZE >= NHDR + IWORDS, "IMEM_SIZE",
                       f"IMEM_SIZE={self.IMEM_SIZE} < NHDR+IWORDS={NHDR + IWORDS}")
         for name, v in (("SPAD_ROWS", self.SPAD_ROWS), ("NVR", self.NVR), ("NAR", self.NAR)):
-            self._require(1 <= v <= 2048, name, f"{name}={v} outside 1..2048")
+            given = getattr(self, name.lower()) is not None
+            self._require(1 <= v <= 2048, name if given else "MAXDIM",
+                          f"{name}={v} outside 1..2048" if given else
+                          f"MAXDIM={self.MAXDIM}{'' if name == 'NAR' else f', T={self.T}'} "
+                          f"derive{'s' if name == 'NAR' else ''} {self.derivation(name)}={v}, "
+                          f"outside 1..2048: a smaller MAXDIM, or {name} set")
         self._require(self.SPAD_ROWS >= self.OPERAND_ROWS, "SPAD_ROWS",
                       f"SPAD_ROWS={self.SPAD_ROWS} < OPERAND_ROWS={self.OPERAND_ROWS}")
         self._require(self.NVR >= self.OPERAND_ROWS, "NVR",
@@ -125,6 +130,13 @@ class Config:
     def NAR(self) -> int:
         return self.nar if self.nar is not None else max(128, TEST_WINDOW,
                                                          2 * self.MAXDIM + 8)
+
+    @staticmethod
+    def derivation(name: str) -> str:
+        """How a memory depth left unset derives from the build's fields (sheet §9)."""
+        rows = f"max({TEST_WINDOW}, (MAXDIM/T)*MAXDIM)"
+        return {"SPAD_ROWS": f"SPAD_ROWS={rows}", "NVR": f"NVR={rows}",
+                "NAR": "NAR=max(128, 2*MAXDIM+8)"}[name]
 
     @property
     def MAX_STATIC(self) -> int:
