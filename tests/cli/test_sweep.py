@@ -167,3 +167,27 @@ def test_whole_groups_breaks_after_separators_only():
     assert "".join(parts) == n and all(len(p) <= 12 for p in parts)
     assert all(p.endswith(",") for p in parts[:-1]) and parts == ["24,519,928,", "653,854,221,",
                                                                  "739,050"]
+
+
+def test_unreachable_scheduler_is_one_line_without_destructor_noise(tmp_path):
+    """The failed client is closed quietly: no ``Exception ignored in: Client.__del__``."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "polyjoule", "sweep", "gemm", "-s", "N=8",
+                        "--scheduler", "notaurl", "--scheduler-timeout", "1", "--cache-dir",
+                        str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    err = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(err) == 1 and "cannot reach a Dask scheduler at notaurl" in err[0], p.stderr
+
+
+def test_two_outputs_naming_one_file_are_refused(tmp_path, cache_dir):
+    same = tmp_path / "same.csv"
+    r = _run("sweep", "gemm", "-s", "N=8", "--arrays", "4x4", "--csv", str(same), "--json",
+             str(same), "--cache-dir", str(cache_dir))
+    assert r.exit_code == 2, r.output
+    err = [line for line in r.output.splitlines() if line.strip()]
+    assert len(err) == 1 and "--csv and --json both write" in err[0], r.output
+    assert not same.exists()

@@ -53,6 +53,19 @@ def output_path(value: Path | None) -> Path | None:
     return None if value is None else check_destination(value)
 
 
+def distinct_outputs(outputs: Mapping[str, Path | None]) -> None:
+    """Two output options naming one file would leave only the last written: refused,
+    naming both options (``{"--csv": path, "--json": path}``)."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        key = path.resolve()
+        if key in seen:
+            raise SpecError(f"{seen[key]} and {option} both write {path}: give each its own file")
+        seen[key] = option
+
+
 def _integer(text: str, what: str) -> int:
     """A decimal integer within int64 (larger values would wrap in vectorised paths)."""
     try:

@@ -12,6 +12,7 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    distinct_outputs,
     handles_errors,
     load_kernel,
     output_path,
@@ -147,6 +148,7 @@ def sweep(
     from polyjoule.reports.tables import console as plain_console
 
     t0 = time.perf_counter()
+    distinct_outputs({"--csv": csv_out, "--json": json_out})
     spec = _spec(kernel, einsum, extents, size, dataset, arrays, tile, orders, energy_table,
                  pi, w, skip_infeasible)
     for p in (csv_out, json_out):
