@@ -239,3 +239,10 @@ def test_a_refusal_not_caused_by_the_order_does_not_name_it():
     r = runner.invoke(app, ["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6",
                             "--pi", "0", "--order", "i0,i1"])
     assert r.exit_code == 2 and "--order" not in r.stderr and "--pi 0" in r.stderr, r.output
+
+
+@pytest.mark.parametrize("array", ["7", "1x7"])
+def test_a_bare_column_count_is_a_1d_array(array):
+    """``--array 7`` is ``1x7``, as ``sweep --arrays 7`` (docs/dse.md)."""
+    doc = _json(["analyze", "gesummv", "--array", array, "--set", "N0=4,N1=6"])
+    assert doc["array"] == [1, 7]

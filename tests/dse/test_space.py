@@ -51,8 +51,9 @@ def test_bad_names():
 def test_mappings():
     k = get("gemm")
     assert space.parse_arrays("4x4, 8x8,1x16") == [(4, 4), (8, 8), (1, 16)]
-    with pytest.raises(SpecError, match="--arrays: .16. is not ROWSxCOLS"):
-        space.parse_arrays("16")  # exactly ROWSxCOLS, as every --array
+    assert space.parse_arrays("16,2x2") == [(1, 16), (2, 2)]  # docs/dse.md: C is 1xC
+    with pytest.raises(SpecError, match="--arrays: .16y. is not ROWSxCOLS"):
+        space.parse_arrays("16y")
     with pytest.raises(SpecError):
         space.parse_arrays("0x4")
     assert space.parse_tiles(["auto", "4,4,1"]) == [None, (4, 4, 1)]

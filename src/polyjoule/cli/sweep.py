@@ -109,7 +109,7 @@ def sweep(
     size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
                                    "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
-    arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC for 1-D)."),
+    arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC or C for 1-D)."),
     tile: list[str] = typer.Option([], "--tile", help="Tile sizes p0,p1,.. or auto (ceil(N/t)). Repeatable."),
     orders: str = typer.Option("auto", "--orders", help="Scanning orders, innermost first: auto (best per "
                                "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),

@@ -167,7 +167,8 @@ def parse_arrays(text: str) -> list[tuple[int, int]]:
     """``4x4,8x8,1x16`` (a bare ``16`` is a 1-D array 1x16)."""
     from polyjoule.targets.tcpa.array import parse_shape
 
-    out = [parse_shape(item, "--arrays") for item in text.split(",") if item.strip()]
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    out = [parse_shape(f"1x{item}" if item.isdigit() else item, "--arrays") for item in items]
     if not out:
         raise SpecError("--arrays: no array shape given")
     return list(dict.fromkeys(out))
