@@ -246,3 +246,35 @@ def test_a_bare_column_count_is_a_1d_array(array):
     """``--array 7`` is ``1x7``, as ``sweep --arrays 7`` (docs/dse.md)."""
     doc = _json(["analyze", "gesummv", "--array", array, "--set", "N0=4,N1=6"])
     assert doc["array"] == [1, 7]
+
+
+EINSUM = ["--einsum", "C[i,j] += A[i,k]*B[k,j]", "--extents", "i=5,j=7,k=3", "--array", "1x4"]
+
+
+@pytest.mark.parametrize("given", ["I=6", "i=6"])
+def test_set_overlays_the_einsum_extents_by_the_index_name_in_either_case(given):
+    doc = _json(["analyze", *EINSUM, "--set", given])
+    assert doc["values"] == {"I": 6, "J": 7, "K": 3}
+
+
+@pytest.mark.parametrize(("source", "args", "msg"), [
+    ("#define N 16\nfloat A[N], B[N];\nvoid p(void) {\n  for (int i = 0; i < N; i++)\n"
+     "    B[i] = A[i] + 1.0f;\n}\n", ["--set", "N=7"],
+     "--set: p has no parameters (its loop bounds are constants), so N sets nothing"),
+    ("void c(float A[5], float B[5]) {\n  for (int i = 0; i < 5; i++)\n    B[i] = A[i];\n}\n",
+     ["--set", "M=4"], "--set: c has no parameters (its loop bounds are constants), so M sets"),
+    ("void t(int N, float A[N], float B[N]) {\n  for (int i = 0; i < N; i++)\n"
+     "    B[i] = A[i];\n}\n", ["--set", "N=4,M=4"], "t has no parameter 'M' (its parameters: N;"),
+])
+def test_a_value_for_no_parameter_is_refused(tmp_path, source, args, msg):
+    c = tmp_path / "k.c"
+    c.write_text(source)
+    r = runner.invoke(app, ["analyze", str(c), "--array", "1x4", *args])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("polyjoule: error: ") and msg in r.output
+    assert len(r.output.splitlines()) == 1
+
+
+def test_one_parameter_named_in_two_cases_is_refused():
+    r = runner.invoke(app, ["analyze", *EINSUM, "--set", "I=6,i=3"])
+    assert r.exit_code == 2 and "I given twice (as I and i)" in r.output

@@ -82,3 +82,19 @@ def test_one_spec_may_name_several_parameters(joined, apart):
     b, tb = space.parse_size_specs(k, apart + (["N1=5"] if "N1" not in joined[0] else []))
     assert ta == tb and a.keys() == b.keys()
     assert all(a[p].tolist() == b[p].tolist() for p in a)
+
+
+def test_sweep_dataset_all_without_presets_says_so():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i] += A[i,k]*B[k]")
+    with pytest.raises(SpecError, match="--dataset all: einsum has no dataset presets"):
+        space.size_grid(k, [], ["all"])
+
+
+def test_a_size_names_its_parameter_in_either_case():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i,j] += A[i,k]*B[k,j]")
+    given, tied = space.parse_size_specs(k, ["i=4,8", "N=3"])
+    assert list(given["I"]) == [4, 8] and list(given["K"]) == [3] and tied == ["J", "K"]

@@ -40,12 +40,17 @@ if TYPE_CHECKING:
 def resolve_values(kernel: Kernel, set_: Sequence[str], dataset: str | None,
                    default: str = "LARGE", sizes: str | None = None) -> dict[str, int]:
     """Parameter values from ``--set`` (repeatable) and ``--sizes`` over ``--dataset``; a name
-    given twice is refused. When neither values nor a dataset are given: the kernel's own
-    ``default`` dataset (an einsum's ``--extents``), else the command's ``default`` preset,
-    if the kernel has them."""
-    given = parse_assignments(",".join([*set_, sizes or ""]), "--set")
-    if dataset is None and not given:
-        dataset = next((d for d in ("default", default) if d in kernel.datasets), None)
+    given twice, or one that is no parameter, is refused. Without ``--dataset``: ``--set``
+    over the kernel's own ``default`` dataset (an einsum's ``--extents``) if it has one,
+    else, when no value is given either, the command's ``default`` preset if it has it."""
+    from polyjoule.dse.space import parameter_names
+
+    given = parameter_names(kernel, parse_assignments(",".join([*set_, sizes or ""]), "--set"),
+                            "--set")
+    if dataset is None and "default" in kernel.datasets:  # an einsum's --extents, under --set
+        dataset = "default"
+    elif dataset is None and not given and default in kernel.datasets:
+        dataset = default
     for ph in kernel.phases:  # a value given out of range first: it names what was typed
         for p, lo in ph.param_min:
             if p in given and given[p] < lo:
