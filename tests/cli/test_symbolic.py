@@ -278,3 +278,17 @@ def test_a_value_for_no_parameter_is_refused(tmp_path, source, args, msg):
 def test_one_parameter_named_in_two_cases_is_refused():
     r = runner.invoke(app, ["analyze", *EINSUM, "--set", "I=6,i=3"])
     assert r.exit_code == 2 and "I given twice (as I and i)" in r.output
+
+
+def test_total_energy_is_dynamic_plus_static_in_text_and_json():
+    """One meaning of ``total`` (dynamic + static), with both parts named beside it."""
+    args = ["analyze", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6"]
+    doc = _json(args)
+    e = doc["energy_pj"]
+    assert e["total"] == doc["total_pj"] == pytest.approx(e["dynamic"] + e["static"])
+    assert e["dynamic"] == doc["dynamic_pj"] and e["static"] == doc["static_pj"] > 0
+    assert sum(e["by_class"].values()) + sum(e["by_op"].values()) == pytest.approx(e["dynamic"])
+    text = runner.invoke(app, args, env={"COLUMNS": "80"}).output
+    assert "dynamic total" not in text
+    assert re.search(r"^total \(dynamic \+ static\) +\S+ [pnum]?J$", text, re.M), text
+    assert re.search(r"^static \(leakage over the latency\) +\S+ [pnum]?J$", text, re.M)

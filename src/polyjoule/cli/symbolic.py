@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
             t0 = time.perf_counter()
             r = a.evaluate(values, bandwidth_bound)
             evaluated = time.perf_counter() - t0
-        extra = r.to_json()
+        extra = energy_named(r.to_json())
         over = capacity_over(a, values, r)
         if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
@@ -160,6 +160,17 @@ def register(app: typer.Typer) -> None:
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
+
+
+def energy_named(doc: dict[str, Any]) -> dict[str, Any]:
+    """``analyze --json``'s energies named as every command names them: ``energy_pj.total``
+    is dynamic + static (``total_pj``, as ``sweep``'s and ``map``'s totals), beside it
+    ``energy_pj.dynamic`` (the accesses and operations: ``by_class`` and ``by_op`` add up to
+    it) and ``energy_pj.static`` (leakage over the latency)."""
+    e = doc["energy_pj"]
+    named = {"total": doc["total_pj"], "dynamic": doc["dynamic_pj"], "static": doc["static_pj"],
+             **{k: v for k, v in e.items() if k != "total"}}
+    return {**doc, "energy_pj": named}
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
@@ -243,7 +254,9 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
              for op, n in r.counts["ops"].items()]
-    rows.append(("dynamic total", "", energy(r.energy_pj["total"])))
+    rows += [("dynamic (sum of the above)", "", energy(extra["dynamic_pj"])),
+             ("static (leakage over the latency)", "", energy(extra["static_pj"])),
+             ("total (dynamic + static)", "", energy(extra["total_pj"]))]
     print_table("totals (accesses per location class, executions per operation)",
                 [Column("what", fold=False), Column("accesses / ops", number=True),
                  Column("energy", number=True)], rows, con=con)
