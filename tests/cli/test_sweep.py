@@ -191,3 +191,18 @@ def test_two_outputs_naming_one_file_are_refused(tmp_path, cache_dir):
     err = [line for line in r.output.splitlines() if line.strip()]
     assert len(err) == 1 and "--csv and --json both write" in err[0], r.output
     assert not same.exists()
+
+
+def test_energies_are_named_as_analyze_names_them(tmp_path, cache_dir):
+    """``dynamic_pj``, ``static_pj`` and ``total_pj`` (= dynamic + static) mean what they
+    mean in ``analyze --json``; the table's energy is the total and says so."""
+    j = tmp_path / "s.json"
+    r = _run("sweep", "gesummv", "-s", "N=6", "--arrays", "2x2", "--json", str(j),
+             "--cache-dir", str(cache_dir))
+    assert r.exit_code == 0, r.output
+    (pt,) = json.loads(j.read_text())["points"]
+    a = json.loads(_run("analyze", "gesummv", "--array", "2x2", "--set", "N=6", "--json").stdout)
+    assert pt["dynamic_pj"] == pt["energy_pj"] == pytest.approx(a["energy_pj"]["dynamic"])
+    assert pt["total_pj"] == pytest.approx(pt["dynamic_pj"] + pt["static_pj"])
+    assert pt["total_pj"] == pytest.approx(a["energy_pj"]["total"])
+    assert "energy = dynamic + static" in " ".join(r.output.split())

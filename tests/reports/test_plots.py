@@ -227,7 +227,7 @@ def test_one_array_breakdown_shows_every_class(outputs, figures):
     figures.append(fig)
     energy = next(ax for ax in fig.axes if ax.get_label() == "energy")
     assert [ln.get_label() for ln in energy.get_lines()] == [
-        "RD", "FD", "ID", "OD", "IOb", "DR", "compute", "total"]
+        "RD", "FD", "ID", "OD", "IOb", "DR", "compute", "sum"]
 
 
 @pytest.mark.parametrize("ext", ["png", "svg", "pdf"])

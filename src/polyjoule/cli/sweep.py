@@ -61,7 +61,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
                 f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
         rows.append(row)
     print_table(f"{result.kernel}: {counted(len(result), 'design point')}, best {min(top, len(result))} "
-                f"by {in_words(sort)} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
+                f"by {in_words(sort)} (energy = dynamic + static, cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
                 "size)", heads, rows, con=console)
 
 
@@ -124,7 +124,7 @@ def sweep(
                                          "validation) as JSON."),
     top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
     sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
-                             "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
+                             "energy_pj or dynamic_pj (dynamic), static_pj, power_mw, latency_cycles, utilisation."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
                                           "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),

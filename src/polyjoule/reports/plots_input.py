@@ -26,7 +26,7 @@ NULLABLE = frozenset({"energy_per_op_pj"})
 #: the columns every sweep output has
 REQUIRED = ("energy_pj", "latency_cycles", "array")
 #: numeric columns by name (besides ``energy.*``, ``ops.*``, ``static.*`` and the sizes)
-NUMERIC = frozenset({"pes", "RD", "FD", "ID", "OD", "IOb", "DR", "work", "energy_pj",
+NUMERIC = frozenset({"pes", "RD", "FD", "ID", "OD", "IOb", "DR", "work", "energy_pj", "dynamic_pj",
                      "latency_cycles", "utilisation", "latency_seconds", "static_pj", "total_pj",
                      "power_mw", "throughput_ips", "energy_per_op_pj", "edp"})
 
