@@ -292,3 +292,14 @@ def test_total_energy_is_dynamic_plus_static_in_text_and_json():
     assert "dynamic total" not in text
     assert re.search(r"^total \(dynamic \+ static\) +\S+ [pnum]?J$", text, re.M), text
     assert re.search(r"^static \(leakage over the latency\) +\S+ [pnum]?J$", text, re.M)
+
+
+def test_every_phase_names_its_tile_sizes_mode(tmp_path):
+    """``tp.1: symbolic, tp.2: symbolic tiles`` read as two different modes."""
+    c = tmp_path / "tp.c"
+    c.write_text("void tp(int N, float A[N], float B[N], float C[N]) {\n"
+                 "  for (int i = 0; i < N; i++)\n    B[i] = A[i] * 2.0f;\n"
+                 "  for (int i = 0; i < N; i++)\n    C[i] = B[i] + A[i];\n}\n")
+    r = runner.invoke(app, ["analyze", str(c), "--array", "4", "--set", "N=9", "--wide"])
+    assert r.exit_code == 0, r.output
+    assert "(tile sizes symbolic in tp.1, symbolic in tp.2)" in r.output

@@ -296,8 +296,9 @@ def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  #
             f"{quantity(extra['power_mw'] / 1e3, 'W')} at {extra['clock_mhz']:g} MHz, "
             f"{quantity(extra['throughput_ips'], 'iterations/s')}"
             + (f", {energy(per_op)}/op" if per_op is not None else ""))
-    out.append(f"derived in {a.derive_seconds:.3f} s "
-               f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)"
+    modes = (f"tile sizes {next(iter(r.modes.values()))}" if len(r.modes) == 1 else
+             "tile sizes " + ", ".join(f"{m} in {n}" for n, m in r.modes.items()))
+    out.append(f"derived in {a.derive_seconds:.3f} s ({modes})"
                # the schedule and the formulas' text come after: a user's wait is both
                + ("" if evaluated is None else
                   f"; scheduled, evaluated and formulas written out in {evaluated:.2f} s"))
