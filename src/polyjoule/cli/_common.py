@@ -184,6 +184,9 @@ def load_kernel(kernel: str | None, einsum: str | None = None, extents: str | No
     command: :func:`polyjoule.frontends.resolve.kernel_from`)."""
     from polyjoule.frontends.resolve import kernel_from
 
+    if kernel is not None and not kernel.strip():
+        raise SpecError("KERNEL: an empty name; give a built-in kernel (polyjoule list), a "
+                        ".c or .yaml file, or --einsum")
     return kernel_from(kernel, einsum, extents)
 
 

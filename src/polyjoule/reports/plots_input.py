@@ -37,6 +37,9 @@ def load(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     if not p.is_file():
         raise SpecError(f"{p}: no such sweep file")
     text = read_text(p)
+    if not text.strip():
+        raise SpecError(f"{p}: an empty file, not a sweep output (give the --csv or --json "
+                        "file of polyjoule sweep)")
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
