@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -206,3 +207,20 @@ def test_energies_are_named_as_analyze_names_them(tmp_path, cache_dir):
     assert pt["total_pj"] == pytest.approx(pt["dynamic_pj"] + pt["static_pj"])
     assert pt["total_pj"] == pytest.approx(a["energy_pj"]["total"])
     assert "energy = dynamic + static" in " ".join(r.output.split())
+
+
+def test_energy_tables_are_short_labels_in_the_table_named_below(tmp_path, cache_dir):
+    """A long table name folded in its column made each row five lines."""
+    names = []
+    for n in (1, 2):
+        t = tmp_path / f"t{n}.yaml"
+        t.write_text(f"access_pj: {{DR: {64 * n}.0}}\n")
+        names += ["--energy-table", str(t)]
+    r = runner.invoke(app, ["sweep", "gesummv", "-s", "N=6", "--arrays", "2x2", *names,
+                            "--tile", "auto", "--tile", "3,6", "--cache-dir", str(cache_dir)],
+                      env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if line.startswith("2x2")]
+    assert len(rows) == 4 and all(re.search(r" T[12] ", row) for row in rows), r.output
+    text = " ".join(r.output.split())
+    assert re.search(r"T1: energy table .* \+ t1\.yaml T2: energy table .* \+ t2\.yaml", text)

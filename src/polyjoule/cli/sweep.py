@@ -33,7 +33,7 @@ def _fmt(x: float) -> str:
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
-    from polyjoule.reports.tables import Column, count, counted, energy, in_words, print_table
+    from polyjoule.reports.tables import Column, count, counted, echo, energy, in_words, print_table
 
     cols = result.columns
     if sort not in cols:
@@ -41,7 +41,9 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     idx = result.order_by(sort)
     if sort in ("utilisation", "throughput_ips"):  # higher is better
         idx = idx[::-1]
-    multi_table = len(result.meta.get("tables", [])) > 1
+    tables = list(result.meta.get("tables", []))
+    multi_table = len(tables) > 1
+    short = {name: f"T{n}" for n, name in enumerate(tables, 1)}  # a long name folds a row
     show = [c for c in ("tile", "order") if len(set(cols[c].tolist())) > 1]
     heads = [Column("array", fold=False), *(Column(c, fold=False) for c in show),
              *([Column("table")] if multi_table else []),
@@ -54,7 +56,7 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
         e = float(cols["total_pj"][i])  # dynamic + static
         row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
         if multi_table:
-            row.append(str(cols["table"][i]))
+            row.append(short.get(str(cols["table"][i]), str(cols["table"][i])))
         row += [count(int(cols[p][i])) for p in result.params]
         row += [energy(e), f"{100 * float(cols['energy.DR'][i]) / e:.1f}" if e else "-",
                 count(int(cols["latency_cycles"][i])), _fmt(float(cols["edp"][i])),
@@ -63,6 +65,9 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     print_table(f"{result.kernel}: {counted(len(result), 'design point')}, best {min(top, len(result))} "
                 f"by {in_words(sort)} (energy = dynamic + static, cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
                 "size)", heads, rows, con=console)
+    if multi_table:
+        for name, label in short.items():
+            echo(f"{label}: energy table {name}", con=console)
 
 
 def _print_summary(out: Console, console: Console, result: Any, store: Any,
