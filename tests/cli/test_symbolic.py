@@ -241,13 +241,6 @@ def test_a_refusal_not_caused_by_the_order_does_not_name_it():
     assert r.exit_code == 2 and "--order" not in r.stderr and "--pi 0" in r.stderr, r.output
 
 
-@pytest.mark.parametrize("array", ["7", "1x7"])
-def test_a_bare_column_count_is_a_1d_array(array):
-    """``--array 7`` is ``1x7``, as ``sweep --arrays 7`` (docs/dse.md)."""
-    doc = _json(["analyze", "gesummv", "--array", array, "--set", "N0=4,N1=6"])
-    assert doc["array"] == [1, 7]
-
-
 EINSUM = ["--einsum", "C[i,j] += A[i,k]*B[k,j]", "--extents", "i=5,j=7,k=3", "--array", "1x4"]
 
 
@@ -300,6 +293,6 @@ def test_every_phase_names_its_tile_sizes_mode(tmp_path):
     c.write_text("void tp(int N, float A[N], float B[N], float C[N]) {\n"
                  "  for (int i = 0; i < N; i++)\n    B[i] = A[i] * 2.0f;\n"
                  "  for (int i = 0; i < N; i++)\n    C[i] = B[i] + A[i];\n}\n")
-    r = runner.invoke(app, ["analyze", str(c), "--array", "4", "--set", "N=9", "--wide"])
+    r = runner.invoke(app, ["analyze", str(c), "--array", "1x4", "--set", "N=9", "--wide"])
     assert r.exit_code == 0, r.output
     assert "(tile sizes symbolic in tp.1, symbolic in tp.2)" in r.output

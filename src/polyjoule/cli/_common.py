@@ -66,14 +66,6 @@ def distinct_outputs(outputs: Mapping[str, Path | None]) -> None:
         seen[key] = option
 
 
-def one_d(text: str | None) -> str | None:
-    """``--array 7``: a bare column count is the 1-D array ``1x7`` (as ``sweep --arrays``
-    reads it); a file of that name stays a file."""
-    if text is not None and text.strip().isdigit() and not Path(text).exists():
-        return f"1x{text.strip()}"
-    return text
-
-
 def _integer(text: str, what: str) -> int:
     """A decimal integer within int64 (larger values would wrap in vectorised paths)."""
     try:

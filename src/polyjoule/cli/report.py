@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
     def report(
         kernel: str | None = typer.Argument(None, help=KERNEL_HELP),
         out: Path = typer.Option(..., "-o", "--output", help="The HTML file to write."),
-        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC or C for 1-D) "
+        array: str = typer.Option("8x8", "--array", help="Processor array ROWSxCOLS (1xC for 1-D) "
                                   "or an array declaration file (docs/model.md)."),
         tile: str | None = typer.Option(None, "--tile", help="Tile sizes p0,p1,... (default ceil(N/t))."),
         set_: list[str] = typer.Option([], "--set", help=SET_HELP),

@@ -19,7 +19,6 @@ from polyjoule.cli._common import (
     handles_errors,
     load_kernel,
     naming_order,
-    one_d,
     parse_assignments,
     parse_ints,
     parse_order,
@@ -74,7 +73,7 @@ def parse_array(text: str) -> tuple[int, int]:
     """The PE grid of ``--array`` (``ROWSxCOLS`` or an array declaration file)."""
     from polyjoule.targets.tcpa.array import array_of
 
-    return array_of(one_d(text) or text).shape
+    return array_of(text).shape
 
 
 def resolve_table(array: str, energy_table: Path | None) -> EnergyTable:
@@ -82,7 +81,7 @@ def resolve_table(array: str, energy_table: Path | None) -> EnergyTable:
     from polyjoule.targets.tcpa.array import array_of
     from polyjoule.targets.tcpa.energy import load_table
 
-    return load_table(energy_table, base=array_of(one_d(array) or array).energy)
+    return load_table(energy_table, base=array_of(array).energy)
 
 
 def register(app: typer.Typer) -> None:
@@ -93,7 +92,7 @@ def register(app: typer.Typer) -> None:
         einsum: str | None = typer.Option(None, "--einsum", help=EINSUM_HELP),
         extents: str | None = typer.Option(None, "--extents", help=EXTENTS_HELP),
         array: str | None = typer.Option(None, "--array", help="Processor array ROWSxCOLS (1xC "
-                                         "or C for 1-D) or an array declaration file (docs/arch.md); "
+                                         "for 1-D) or an array declaration file (docs/arch.md); "
                                          "default 8x8, or --machine's whole grid."),
         machine: str | None = typer.Option(None, "--machine", help="An array declaration file "
                                            "whose grid --array ROWSxCOLS takes part of (as map "
@@ -126,7 +125,7 @@ def register(app: typer.Typer) -> None:
         from polyjoule.targets.tcpa.energy import load_table
 
         fmt = output_format(as_json, as_csv, output)
-        decl = array_on(one_d(array), machine)
+        decl = array_on(array, machine)
         k = place_kernel(load_kernel(kernel, einsum, extents), parse_axes(axes), decl.shape)
         values = resolve_values(k, set_, dataset)
         table = load_table(energy_table, base=decl.energy)
