@@ -98,3 +98,13 @@ def test_a_size_names_its_parameter_in_either_case():
     k = einsum_kernel("C[i,j] += A[i,k]*B[k,j]")
     given, tied = space.parse_size_specs(k, ["i=4,8", "N=3"])
     assert list(given["I"]) == [4, 8] and list(given["K"]) == [3] and tied == ["J", "K"]
+
+
+def test_sizes_overlay_a_base_as_set_overlays_einsum_extents():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i,j] += A[i,k]*B[k,j]", {"i": 5, "j": 7, "k": 3})
+    g = space.size_grid(k, ["i=4,8"], [], k.datasets["default"])
+    assert list(g.values["I"]) == [4, 8] and list(g.values["J"]) == [7, 7]
+    tied = space.size_grid(k, ["i=4,8", "N=2"], [], k.datasets["default"])
+    assert list(tied.values["J"]) == [2, 2] and list(tied.values["K"]) == [2, 2]

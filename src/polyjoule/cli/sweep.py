@@ -174,7 +174,7 @@ def _spec(kernel: str | None, einsum: str | None, extents: str | None, size: lis
     from polyjoule.targets.tcpa.energy import load_table
 
     k = load_kernel(kernel, einsum, extents)
-    grid = space.size_grid(k, size, _datasets(k, size, dataset))
+    grid = space.size_grid(k, size, _datasets(k, size, dataset), k.datasets.get("default"))
     maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
                           space.parse_orders(k, orders))
     tables = [load_table(p) for p in energy_table] or [load_table(None)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -135,13 +135,18 @@ class SizeGrid:
         return int(self.labels.shape[0])
 
 
-def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str] = ()) -> SizeGrid:
-    """Every problem size the sweep covers (product of ranges, plus dataset presets)."""
+def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str] = (),
+              base: Mapping[str, int] | None = None) -> SizeGrid:
+    """Every problem size the sweep covers (product of ranges, plus dataset presets); a
+    parameter no spec names (and ``N`` does not tie) takes its value in ``base`` (an
+    einsum's ``--extents``), as ``analyze --set`` overlays them."""
     params = kernel.params
     columns: dict[str, list[np.ndarray]] = {p: [] for p in params}
     labels: list[np.ndarray] = []
     if specs:
         given, tied = parse_size_specs(kernel, specs)
+        given.update({p: np.asarray([int(base[p])], dtype=np.int64) for p in params
+                      if p not in given and base and p in base})
         missing = [p for p in params if p not in given]
         if missing:
             raise SpecError(f"--size: parameter {missing[0]} of {kernel.name} is not set "
