@@ -41,6 +41,7 @@ def _line(args: list[str]) -> str:
     (["localize", "--einsum", "C[m,n] += " + "(" * 3000 + "A[m,k]*B[k,n]" + ")" * 3000],
      "nested deeper"),
     (["frob"], "No such command 'frob'"),
+    (["analyze", "", "--array", "2x2"], "KERNEL: an empty name; give a built-in kernel"),
     (["sweep", "gemm", "-s", "N=1:10000000000", "--arrays", "2x2"], "more than 50,000,000"),
     (["sweep", "gemm", "-s", f"N=1:{2**64}", "--arrays", "2x2"], "64-bit"),
 ])

@@ -21,3 +21,17 @@ def test_a_reader_that_stops_early_ends_the_run_with_141_and_no_message(args):
     p.stdout.close()
     err = p.stderr.read()
     assert p.wait(timeout=120) == 141 and first.strip() and err == b"", err
+
+
+@pytest.mark.parametrize("args", [[], ["tinytpu"], ["tinytpu", "gen"]])
+def test_a_group_without_its_command_prints_its_help_and_exits_2(args):
+    """Not the help squashed into one error line: the usage, the commands one per line."""
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+    assert r.exit_code == 2
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("Usage: polyjoule") and "Commands:" in lines
+    assert max(map(len, lines)) <= 80 and "error" not in r.stderr

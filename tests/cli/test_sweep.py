@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -167,3 +168,59 @@ def test_whole_groups_breaks_after_separators_only():
     assert "".join(parts) == n and all(len(p) <= 12 for p in parts)
     assert all(p.endswith(",") for p in parts[:-1]) and parts == ["24,519,928,", "653,854,221,",
                                                                  "739,050"]
+
+
+def test_unreachable_scheduler_is_one_line_without_destructor_noise(tmp_path):
+    """The failed client is closed quietly: no ``Exception ignored in: Client.__del__``."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "polyjoule", "sweep", "gemm", "-s", "N=8",
+                        "--scheduler", "notaurl", "--scheduler-timeout", "1", "--cache-dir",
+                        str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    err = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(err) == 1 and "cannot reach a Dask scheduler at notaurl" in err[0], p.stderr
+
+
+def test_two_outputs_naming_one_file_are_refused(tmp_path, cache_dir):
+    same = tmp_path / "same.csv"
+    r = _run("sweep", "gemm", "-s", "N=8", "--arrays", "4x4", "--csv", str(same), "--json",
+             str(same), "--cache-dir", str(cache_dir))
+    assert r.exit_code == 2, r.output
+    err = [line for line in r.output.splitlines() if line.strip()]
+    assert len(err) == 1 and "--csv and --json both write" in err[0], r.output
+    assert not same.exists()
+
+
+def test_energies_are_named_as_analyze_names_them(tmp_path, cache_dir):
+    """``dynamic_pj``, ``static_pj`` and ``total_pj`` (= dynamic + static) mean what they
+    mean in ``analyze --json``; the table's energy is the total and says so."""
+    j = tmp_path / "s.json"
+    r = _run("sweep", "gesummv", "-s", "N=6", "--arrays", "2x2", "--json", str(j),
+             "--cache-dir", str(cache_dir))
+    assert r.exit_code == 0, r.output
+    (pt,) = json.loads(j.read_text())["points"]
+    a = json.loads(_run("analyze", "gesummv", "--array", "2x2", "--set", "N=6", "--json").stdout)
+    assert pt["dynamic_pj"] == pt["energy_pj"] == pytest.approx(a["energy_pj"]["dynamic"])
+    assert pt["total_pj"] == pytest.approx(pt["dynamic_pj"] + pt["static_pj"])
+    assert pt["total_pj"] == pytest.approx(a["energy_pj"]["total"])
+    assert "energy = dynamic + static" in " ".join(r.output.split())
+
+
+def test_energy_tables_are_short_labels_in_the_table_named_below(tmp_path, cache_dir):
+    """A long table name folded in its column made each row five lines."""
+    names = []
+    for n in (1, 2):
+        t = tmp_path / f"t{n}.yaml"
+        t.write_text(f"access_pj: {{DR: {64 * n}.0}}\n")
+        names += ["--energy-table", str(t)]
+    r = runner.invoke(app, ["sweep", "gesummv", "-s", "N=6", "--arrays", "2x2", *names,
+                            "--tile", "auto", "--tile", "3,6", "--cache-dir", str(cache_dir)],
+                      env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if line.startswith("2x2")]
+    assert len(rows) == 4 and all(re.search(r" T[12] ", row) for row in rows), r.output
+    text = " ".join(r.output.split())
+    assert re.search(r"T1: energy table .* \+ t1\.yaml T2: energy table .* \+ t2\.yaml", text)

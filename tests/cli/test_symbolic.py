@@ -239,3 +239,60 @@ def test_a_refusal_not_caused_by_the_order_does_not_name_it():
     r = runner.invoke(app, ["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6",
                             "--pi", "0", "--order", "i0,i1"])
     assert r.exit_code == 2 and "--order" not in r.stderr and "--pi 0" in r.stderr, r.output
+
+
+EINSUM = ["--einsum", "C[i,j] += A[i,k]*B[k,j]", "--extents", "i=5,j=7,k=3", "--array", "1x4"]
+
+
+@pytest.mark.parametrize("given", ["I=6", "i=6"])
+def test_set_overlays_the_einsum_extents_by_the_index_name_in_either_case(given):
+    doc = _json(["analyze", *EINSUM, "--set", given])
+    assert doc["values"] == {"I": 6, "J": 7, "K": 3}
+
+
+@pytest.mark.parametrize(("source", "args", "msg"), [
+    ("#define N 16\nfloat A[N], B[N];\nvoid p(void) {\n  for (int i = 0; i < N; i++)\n"
+     "    B[i] = A[i] + 1.0f;\n}\n", ["--set", "N=7"],
+     "--set: p has no parameters (its loop bounds are constants), so N sets nothing"),
+    ("void c(float A[5], float B[5]) {\n  for (int i = 0; i < 5; i++)\n    B[i] = A[i];\n}\n",
+     ["--set", "M=4"], "--set: c has no parameters (its loop bounds are constants), so M sets"),
+    ("void t(int N, float A[N], float B[N]) {\n  for (int i = 0; i < N; i++)\n"
+     "    B[i] = A[i];\n}\n", ["--set", "N=4,M=4"], "t has no parameter 'M' (its parameters: N;"),
+])
+def test_a_value_for_no_parameter_is_refused(tmp_path, source, args, msg):
+    c = tmp_path / "k.c"
+    c.write_text(source)
+    r = runner.invoke(app, ["analyze", str(c), "--array", "1x4", *args])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("polyjoule: error: ") and msg in r.output
+    assert len(r.output.splitlines()) == 1
+
+
+def test_one_parameter_named_in_two_cases_is_refused():
+    r = runner.invoke(app, ["analyze", *EINSUM, "--set", "I=6,i=3"])
+    assert r.exit_code == 2 and "I given twice (as I and i)" in r.output
+
+
+def test_total_energy_is_dynamic_plus_static_in_text_and_json():
+    """One meaning of ``total`` (dynamic + static), with both parts named beside it."""
+    args = ["analyze", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6"]
+    doc = _json(args)
+    e = doc["energy_pj"]
+    assert e["total"] == doc["total_pj"] == pytest.approx(e["dynamic"] + e["static"])
+    assert e["dynamic"] == doc["dynamic_pj"] and e["static"] == doc["static_pj"] > 0
+    assert sum(e["by_class"].values()) + sum(e["by_op"].values()) == pytest.approx(e["dynamic"])
+    text = runner.invoke(app, args, env={"COLUMNS": "80"}).output
+    assert "dynamic total" not in text
+    assert re.search(r"^total \(dynamic \+ static\) +\S+ [pnum]?J$", text, re.M), text
+    assert re.search(r"^static \(leakage over the latency\) +\S+ [pnum]?J$", text, re.M)
+
+
+def test_every_phase_names_its_tile_sizes_mode(tmp_path):
+    """``tp.1: symbolic, tp.2: symbolic tiles`` read as two different modes."""
+    c = tmp_path / "tp.c"
+    c.write_text("void tp(int N, float A[N], float B[N], float C[N]) {\n"
+                 "  for (int i = 0; i < N; i++)\n    B[i] = A[i] * 2.0f;\n"
+                 "  for (int i = 0; i < N; i++)\n    C[i] = B[i] + A[i];\n}\n")
+    r = runner.invoke(app, ["analyze", str(c), "--array", "1x4", "--set", "N=9", "--wide"])
+    assert r.exit_code == 0, r.output
+    assert "(tile sizes symbolic in tp.1, symbolic in tp.2)" in r.output

@@ -119,7 +119,8 @@ def test_cli_sweep_equals_analyze_in_text_json_and_csv(tmp_path) -> None:
         assert point[c] == a["counts"][c] and csv_row[c] == str(a["counts"][c])
     for k in ("total_pj", "static_pj", "power_mw", "throughput_ips", "energy_per_op_pj"):
         assert point[k] == a[k] and float(csv_row[k]) == a[k], k
-    assert point["energy_pj"] == a["energy_pj"]["total"]
+    assert point["energy_pj"] == point["dynamic_pj"] == a["energy_pj"]["dynamic"]
+    assert point["total_pj"] == a["energy_pj"]["total"]
     assert "15,625,010,937,500,000,009" in sw.stdout  # the table's cycles, exact
 
 

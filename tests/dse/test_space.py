@@ -51,8 +51,9 @@ def test_bad_names():
 def test_mappings():
     k = get("gemm")
     assert space.parse_arrays("4x4, 8x8,1x16") == [(4, 4), (8, 8), (1, 16)]
-    with pytest.raises(SpecError, match="--arrays: .16. is not ROWSxCOLS"):
-        space.parse_arrays("16")  # exactly ROWSxCOLS, as every --array
+    assert space.parse_arrays("16,2x2") == [(1, 16), (2, 2)]  # docs/dse.md: C is 1xC
+    with pytest.raises(SpecError, match="--arrays: .16y. is not ROWSxCOLS"):
+        space.parse_arrays("16y")
     with pytest.raises(SpecError):
         space.parse_arrays("0x4")
     assert space.parse_tiles(["auto", "4,4,1"]) == [None, (4, 4, 1)]
@@ -81,3 +82,29 @@ def test_one_spec_may_name_several_parameters(joined, apart):
     b, tb = space.parse_size_specs(k, apart + (["N1=5"] if "N1" not in joined[0] else []))
     assert ta == tb and a.keys() == b.keys()
     assert all(a[p].tolist() == b[p].tolist() for p in a)
+
+
+def test_sweep_dataset_all_without_presets_says_so():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i] += A[i,k]*B[k]")
+    with pytest.raises(SpecError, match="--dataset all: einsum has no dataset presets"):
+        space.size_grid(k, [], ["all"])
+
+
+def test_a_size_names_its_parameter_in_either_case():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i,j] += A[i,k]*B[k,j]")
+    given, tied = space.parse_size_specs(k, ["i=4,8", "N=3"])
+    assert list(given["I"]) == [4, 8] and list(given["K"]) == [3] and tied == ["J", "K"]
+
+
+def test_sizes_overlay_a_base_as_set_overlays_einsum_extents():
+    from polyjoule.frontends.einsum import einsum_kernel
+
+    k = einsum_kernel("C[i,j] += A[i,k]*B[k,j]", {"i": 5, "j": 7, "k": 3})
+    g = space.size_grid(k, ["i=4,8"], [], k.datasets["default"])
+    assert list(g.values["I"]) == [4, 8] and list(g.values["J"]) == [7, 7]
+    tied = space.size_grid(k, ["i=4,8", "N=2"], [], k.datasets["default"])
+    assert list(tied.values["J"]) == [2, 2] and list(tied.values["K"]) == [2, 2]

@@ -116,3 +116,12 @@ def test_a_note_follows_its_formula_on_its_line_or_the_next_within_the_width() -
     narrow = _render(60, [long])
     at = next(i for i, x in enumerate(narrow) if "(piece 1 of 2" in x)
     assert narrow[at].startswith(" " * 8 + "(piece") and narrow[at - 1].rstrip().endswith("t0")
+
+
+def test_a_header_too_long_for_formula_beside_it_puts_it_on_its_own_line() -> None:
+    """A count of 45 digits widens the executions column: the header still fits."""
+    big = f"{2**127:,}"
+    cases = [CaseRow("p", "S1: a[i] = A[i, k]", "intra", "FD", LONG, big, "2.22e23 J")]
+    lines = _render(80, cases)
+    assert max(len(x) for x in lines) <= 80, lines
+    assert "formula" in "\n".join(lines) and big in "\n".join(lines)

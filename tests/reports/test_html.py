@@ -12,6 +12,7 @@ from polyjoule.reports.html import energy_text, render
 @pytest.mark.parametrize(("pj", "text"), [
     (0, "0 pJ"), (0.25, "0.25 pJ"), (12.0, "12 pJ"), (244.0, "244 pJ"), (32243.0, "32.2 nJ"),
     (1_380_000_000, "1.38 mJ"), (25_900_000_000, "25.9 mJ"), (7.5e12, "7.5 J"), (2.5e15, "2,500 J"),
+    (1.33e39, "1.33e27 J"),  # a float's digits, not 1,330,000,000,000,000,042,... J
 ])
 def test_energy_in_engineering_units(pj, text):
     assert energy_text(pj) == text
@@ -48,7 +49,10 @@ def test_every_case_has_its_formula_and_numbers(worked):
 def test_schedule_and_totals_are_the_analysis(worked):
     _, r, page = worked
     assert energy_text(r.energy_pj["total"]) == "32.2 nJ"
-    assert "32.2 nJ" in page.split('class="cards"')[1].split("</div>\n</div>")[0]
+    cards = page.split('class="cards"')[1].split("</div>\n</div>")[0]
+    assert energy_text(r.power.total_pj) in cards and "total energy" in cards
+    assert f"dynamic 32.2 nJ + static {energy_text(r.power.static_pj)}" in cards
+    assert "tile sizes p" in cards
     schedule = page.split('id="schedule"')[1].split("</section>")[0]
     assert "i0 / i1" in schedule and "(1, 2)" in schedule and "(2, 5)" in schedule
 
@@ -103,3 +107,22 @@ def test_a_band_too_big_to_draw_keeps_its_width(tmp_path):
         c["walked_FD"] == c["symbolic_FD"] and c["walked_ID"] == c["symbolic_ID"]
         for c in entry["checks"])
     assert sum(c["walked_FD"] for c in entry["checks"]) > 0
+
+
+def test_totals_name_dynamic_static_and_total(worked):
+    """``total`` is dynamic + static, as in every command; the static energy is shown."""
+    _, r, page = worked
+    table = page.split('<table class="totals">')[1].split("</table>")[0]
+    text = " ".join(re.sub(r"<[^>]+>", " ", table).split())
+    p = r.power
+    assert f"dynamic (sum of the above) {energy_text(p.dynamic_pj)}" in text
+    assert f"{energy_text(p.static_pj)}" in text and "static (leakage over the latency" in text
+    assert f"total (dynamic + static) {energy_text(p.total_pj)}" in text
+    assert p.total_pj == pytest.approx(p.dynamic_pj + p.static_pj) and p.static_pj > 0
+
+
+def test_a_huge_energy_hover_shows_only_a_floats_digits():
+    a = analyze("gemm", array=(2, 2))
+    page = render(a, {"NI": 2**40, "NJ": 2**40, "NK": 2**40})
+    titles = re.findall(r'title="([^"]*) pJ"', page)
+    assert titles and all("," not in t or len(t) < 24 for t in titles), titles[:3]

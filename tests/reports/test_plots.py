@@ -227,7 +227,7 @@ def test_one_array_breakdown_shows_every_class(outputs, figures):
     figures.append(fig)
     energy = next(ax for ax in fig.axes if ax.get_label() == "energy")
     assert [ln.get_label() for ln in energy.get_lines()] == [
-        "RD", "FD", "ID", "OD", "IOb", "DR", "compute", "total"]
+        "RD", "FD", "ID", "OD", "IOb", "DR", "compute", "sum"]
 
 
 @pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
@@ -275,6 +275,8 @@ _HEAD = "array,pes,tile,order,table,dataset,NI,RD,energy.RD,energy_pj,latency_cy
     ("s.csv", "array,energy_pj,latency_cycles\n2x2,lots,5\n", "'lots' is not a number"),
     ("s.csv", "array,energy_pj,latency_cycles\n2x2,1,5\n2x2,1\n", "line 3: .*ragged"),
     ("s.csv", "array,energy_pj,latency_cycles\n", "no design points"),
+    ("s.yaml", "", r"s.yaml: an empty file, not a sweep output"),
+    ("s.json", " \n", r"s.json: an empty file, not a sweep output"),
     ("s.csv", f"{_HEAD}\n2x2,4,auto,auto,t,,8,12,12.0,30.0,9\n2x2,4,auto,auto,t,,16,x,1.0,3.0,9\n",
      r"s.csv: points\[1\].RD: 'x' is not a number"),
     ("s.csv", f"{_HEAD}\n2x2,4,auto,auto,t,,8,12,nan,30.0,9\n",

@@ -86,3 +86,28 @@ def test_wrap_keeps_a_prefixed_rate_with_its_number() -> None:
     text = "static 11.5 uJ, total 2.24 mJ; 2.12 W at 200 MHz, 1.60 G iterations/s, 331 pJ/op"
     lines = wrap(text, 60)
     assert any("1.60 G iterations/s" in x for x in lines), lines
+
+
+@pytest.mark.parametrize(("pj", "text"), [
+    (1.329227995788542677614592e39, "1.33e27 J"),  # not 1,329,227,995,788,542,677,614,592 J
+    (9_999.4e12, "9,999 J"), (2.5e16, "2.50e4 J"), (4.2e-4, "4.20e-4 pJ")])
+def test_a_float_energy_shows_only_its_real_digits(pj: float, text: str) -> None:
+    assert energy(pj) == text
+
+
+def test_a_huge_quantity_is_a_power_of_ten_of_its_unit() -> None:
+    assert quantity(1.33e39, "W") == "1.33e39 W"
+    assert quantity(2.5e-20, "W") == "2.50e-20 W"
+
+
+def test_wrap_never_splits_a_number() -> None:
+    big = f"{2**200:,}"
+    text = f"dynamic {big} words, the declaration has 4,096 words of 2,291,423,958"
+    lines = wrap(text, 80)
+    assert all(len(line) <= 80 for line in lines)
+    assert "".join(line.strip() for line in lines).replace(",", "").count(str(2**200)) == 1
+    for line in lines:  # a line breaks after a separator: no digit group is cut
+        for group in line.strip().split(" "):
+            if group[:1].isdigit():
+                assert all(len(g) == 3 for g in group.rstrip(",").split(",")[1:]), line
+    assert "2,291,423,958" in "\n".join(lines)

@@ -175,12 +175,16 @@ _KINDS = {"integer": "a whole number", "number": "a number", "boolean": "true or
 def outcome(call: Callable[[], Any]) -> int:
     """Run ``call`` (the command line); its exit code, every failure one line on stderr.
 
-    A :class:`PolyjouleError` (exit 2, or its own code), a usage error (exit 2), an input
+    A :class:`PolyjouleError` (exit 2, or its own code), a usage error (exit 2; a group
+    given no command prints its help, as click does, and exits 2), an input
     nested past the interpreter's stack (exit 2), an interrupt (exit 130).
     """
     try:
         rv = call()
     except typer.TyperException as e:  # click's usage errors, as typer vendors them
+        if type(e).__name__ == "NoArgsIsHelpError":  # a group without its command: its help
+            print(e.ctx.get_help(), file=sys.stderr)  # type: ignore[attr-defined]
+            return 2
         print(usage_line(e), file=sys.stderr)
         return int(getattr(e, "exit_code", 2))
     except typer.Abort:

@@ -53,6 +53,19 @@ def output_path(value: Path | None) -> Path | None:
     return None if value is None else check_destination(value)
 
 
+def distinct_outputs(outputs: Mapping[str, Path | None]) -> None:
+    """Two output options naming one file would leave only the last written: refused,
+    naming both options (``{"--csv": path, "--json": path}``)."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        key = path.resolve()
+        if key in seen:
+            raise SpecError(f"{seen[key]} and {option} both write {path}: give each its own file")
+        seen[key] = option
+
+
 def _integer(text: str, what: str) -> int:
     """A decimal integer within int64 (larger values would wrap in vectorised paths)."""
     try:
@@ -103,7 +116,8 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
 
 KERNEL_HELP = "Built-in kernel name, PRA YAML file (.yaml) or C loop nest (.c); or give --einsum."
 EINSUM_HELP = "Einsum instead of KERNEL, e.g. 'C[m,n] += A[m,k]*B[k,n]'."
-EXTENTS_HELP = "Rank extents of --einsum, e.g. m=64,n=64,k=64 (they become its default dataset)."
+EXTENTS_HELP = ("Rank extents of --einsum, e.g. m=64,n=64,k=64 (its default dataset: --set or "
+                "--size values go over them).")
 
 
 def parse_order(text: str | None) -> tuple[str, ...] | None:
@@ -163,6 +177,9 @@ def load_kernel(kernel: str | None, einsum: str | None = None, extents: str | No
     command: :func:`polyjoule.frontends.resolve.kernel_from`)."""
     from polyjoule.frontends.resolve import kernel_from
 
+    if kernel is not None and not kernel.strip():
+        raise SpecError("KERNEL: an empty name; give a built-in kernel (polyjoule list), a "
+                        ".c or .yaml file, or --einsum")
     return kernel_from(kernel, einsum, extents)
 
 

@@ -12,6 +12,7 @@ from polyjoule.cli._common import (
     EINSUM_HELP,
     EXTENTS_HELP,
     KERNEL_HELP,
+    distinct_outputs,
     handles_errors,
     load_kernel,
     output_path,
@@ -32,7 +33,7 @@ def _fmt(x: float) -> str:
 
 
 def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
-    from polyjoule.reports.tables import Column, count, counted, energy, in_words, print_table
+    from polyjoule.reports.tables import Column, count, counted, echo, energy, in_words, print_table
 
     cols = result.columns
     if sort not in cols:
@@ -40,7 +41,9 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
     idx = result.order_by(sort)
     if sort in ("utilisation", "throughput_ips"):  # higher is better
         idx = idx[::-1]
-    multi_table = len(result.meta.get("tables", [])) > 1
+    tables = list(result.meta.get("tables", []))
+    multi_table = len(tables) > 1
+    short = {name: f"T{n}" for n, name in enumerate(tables, 1)}  # a long name folds a row
     show = [c for c in ("tile", "order") if len(set(cols[c].tolist())) > 1]
     heads = [Column("array", fold=False), *(Column(c, fold=False) for c in show),
              *([Column("table")] if multi_table else []),
@@ -53,15 +56,18 @@ def _print_table(console: Console, result: Any, top: int, sort: str) -> None:
         e = float(cols["total_pj"][i])  # dynamic + static
         row = [str(cols["array"][i]), *(str(cols[c][i]) for c in show)]
         if multi_table:
-            row.append(str(cols["table"][i]))
+            row.append(short.get(str(cols["table"][i]), str(cols["table"][i])))
         row += [count(int(cols[p][i])) for p in result.params]
         row += [energy(e), f"{100 * float(cols['energy.DR'][i]) / e:.1f}" if e else "-",
                 count(int(cols["latency_cycles"][i])), _fmt(float(cols["edp"][i])),
                 f"{float(cols['utilisation'][i]):.3f}", "*" if cols["pareto"][i] else ""]
         rows.append(row)
     print_table(f"{result.kernel}: {counted(len(result), 'design point')}, best {min(top, len(result))} "
-                f"by {in_words(sort)} (cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
+                f"by {in_words(sort)} (energy = dynamic + static, cycles = latency, EDP in pJ*cycles, * = Pareto front of its problem "
                 "size)", heads, rows, con=console)
+    if multi_table:
+        for name, label in short.items():
+            echo(f"{label}: energy table {name}", con=console)
 
 
 def _print_summary(out: Console, console: Console, result: Any, store: Any,
@@ -108,7 +114,7 @@ def sweep(
     size: list[str] = typer.Option([], "--size", "-s", help="NAME=START:STOP[:STEP|:*FACTOR] or "
                                    "NAME=a,b,c (inclusive); N=.. sets every parameter not given. Repeatable."),
     dataset: str | None = typer.Option(None, "--dataset", help="Dataset presets: MINI,SMALL,.. or all."),
-    arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC for 1-D)."),
+    arrays: str = typer.Option("8x8", "--arrays", help="Array shapes, e.g. 4x4,8x8,16x16 (1xC or C for 1-D)."),
     tile: list[str] = typer.Option([], "--tile", help="Tile sizes p0,p1,.. or auto (ceil(N/t)). Repeatable."),
     orders: str = typer.Option("auto", "--orders", help="Scanning orders, innermost first: auto (best per "
                                "point), all, or e.g. ijk,kji (i/j/k for long dim names)."),
@@ -123,7 +129,7 @@ def sweep(
                                          "validation) as JSON."),
     top: int = typer.Option(10, "--top", min=1, max=10**9, help="Rows shown in the terminal table."),
     sort: str = typer.Option("edp", "--sort", help="Column ranking the table: edp, total_pj, "
-                             "energy_pj (dynamic), power_mw, latency_cycles, utilisation."),
+                             "energy_pj or dynamic_pj (dynamic), static_pj, power_mw, latency_cycles, utilisation."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Formula cache directory "
                                           "(default $POLYJOULE_CACHE_DIR or the user cache dir)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Derive everything afresh; no cache."),
@@ -147,6 +153,7 @@ def sweep(
     from polyjoule.reports.tables import console as plain_console
 
     t0 = time.perf_counter()
+    distinct_outputs({"--csv": csv_out, "--json": json_out})
     spec = _spec(kernel, einsum, extents, size, dataset, arrays, tile, orders, energy_table,
                  pi, w, skip_infeasible)
     for p in (csv_out, json_out):
@@ -167,7 +174,7 @@ def _spec(kernel: str | None, einsum: str | None, extents: str | None, size: lis
     from polyjoule.targets.tcpa.energy import load_table
 
     k = load_kernel(kernel, einsum, extents)
-    grid = space.size_grid(k, size, _datasets(k, size, dataset))
+    grid = space.size_grid(k, size, _datasets(k, size, dataset), k.datasets.get("default"))
     maps = space.mappings(space.parse_arrays(arrays), space.parse_tiles(tile),
                           space.parse_orders(k, orders))
     tables = [load_table(p) for p in energy_table] or [load_table(None)]

@@ -39,12 +39,17 @@ if TYPE_CHECKING:
 def resolve_values(kernel: Kernel, set_: Sequence[str], dataset: str | None,
                    default: str = "LARGE", sizes: str | None = None) -> dict[str, int]:
     """Parameter values from ``--set`` (repeatable) and ``--sizes`` over ``--dataset``; a name
-    given twice is refused. When neither values nor a dataset are given: the kernel's own
-    ``default`` dataset (an einsum's ``--extents``), else the command's ``default`` preset,
-    if the kernel has them."""
-    given = parse_assignments(",".join([*set_, sizes or ""]), "--set")
-    if dataset is None and not given:
-        dataset = next((d for d in ("default", default) if d in kernel.datasets), None)
+    given twice, or one that is no parameter, is refused. Without ``--dataset``: ``--set``
+    over the kernel's own ``default`` dataset (an einsum's ``--extents``) if it has one,
+    else, when no value is given either, the command's ``default`` preset if it has it."""
+    from polyjoule.dse.space import parameter_names
+
+    given = parameter_names(kernel, parse_assignments(",".join([*set_, sizes or ""]), "--set"),
+                            "--set")
+    if dataset is None and "default" in kernel.datasets:  # an einsum's --extents, under --set
+        dataset = "default"
+    elif dataset is None and not given and default in kernel.datasets:
+        dataset = default
     for ph in kernel.phases:  # a value given out of range first: it names what was typed
         for p, lo in ph.param_min:
             if p in given and given[p] < lo:
@@ -134,7 +139,7 @@ def register(app: typer.Typer) -> None:
             t0 = time.perf_counter()
             r = a.evaluate(values, bandwidth_bound)
             evaluated = time.perf_counter() - t0
-        extra = r.to_json()
+        extra = energy_named(r.to_json())
         over = capacity_over(a, values, r)
         if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
@@ -154,6 +159,17 @@ def register(app: typer.Typer) -> None:
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
+
+
+def energy_named(doc: dict[str, Any]) -> dict[str, Any]:
+    """``analyze --json``'s energies named as every command names them: ``energy_pj.total``
+    is dynamic + static (``total_pj``, as ``sweep``'s and ``map``'s totals), beside it
+    ``energy_pj.dynamic`` (the accesses and operations: ``by_class`` and ``by_op`` add up to
+    it) and ``energy_pj.static`` (leakage over the latency)."""
+    e = doc["energy_pj"]
+    named = {"total": doc["total_pj"], "dynamic": doc["dynamic_pj"], "static": doc["static_pj"],
+             **{k: v for k, v in e.items() if k != "total"}}
+    return {**doc, "energy_pj": named}
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:
@@ -237,7 +253,9 @@ def _print(k: Kernel, a, r, extra: dict, wide: bool = False,  # type: ignore[no-
     rows = [(c, count(r.counts[c]), energy(r.energy_pj["by_class"][c])) for c in CLASSES]
     rows += [(f"op {op}", count(n), energy(r.energy_pj["by_op"][op]))
              for op, n in r.counts["ops"].items()]
-    rows.append(("dynamic total", "", energy(r.energy_pj["total"])))
+    rows += [("dynamic (sum of the above)", "", energy(extra["dynamic_pj"])),
+             ("static (leakage over the latency)", "", energy(extra["static_pj"])),
+             ("total (dynamic + static)", "", energy(extra["total_pj"]))]
     print_table("totals (accesses per location class, executions per operation)",
                 [Column("what", fold=False), Column("accesses / ops", number=True),
                  Column("energy", number=True)], rows, con=con)
@@ -277,8 +295,9 @@ def _summary(a, r, extra: dict, evaluated: float | None = None) -> list[str]:  #
             f"{quantity(extra['power_mw'] / 1e3, 'W')} at {extra['clock_mhz']:g} MHz, "
             f"{quantity(extra['throughput_ips'], 'iterations/s')}"
             + (f", {energy(per_op)}/op" if per_op is not None else ""))
-    out.append(f"derived in {a.derive_seconds:.3f} s "
-               f"({', '.join(f'{n}: {m}' for n, m in r.modes.items())} tiles)"
+    modes = (f"tile sizes {next(iter(r.modes.values()))}" if len(r.modes) == 1 else
+             "tile sizes " + ", ".join(f"{m} in {n}" for n, m in r.modes.items()))
+    out.append(f"derived in {a.derive_seconds:.3f} s ({modes})"
                # the schedule and the formulas' text come after: a user's wait is both
                + ("" if evaluated is None else
                   f"; scheduled, evaluated and formulas written out in {evaluated:.2f} s"))

@@ -9,6 +9,7 @@ cluster at all. ``dask`` is an optional extra and is imported only here, only wh
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,8 +33,22 @@ def _client(address: str, timeout: float) -> Any:
     except ImportError:
         raise MissingExtraError(
             "--scheduler needs Dask distributed: pip install 'polyjoule[dask]'") from None
+
+    class QuietClient(Client):  # type: ignore[misc]
+        """A client that failed to connect is closed here, quietly: left to its destructor
+        it waits twice the timeout at exit and prints an ignored TimeoutError."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                super().__init__(*args, **kwargs)
+            except BaseException:
+                self.status = "closed"  # nothing to close: __del__ has nothing to wait for
+                with contextlib.suppress(Exception):
+                    self._loop_runner.stop()
+                raise
+
     try:
-        return Client(address, timeout=f"{timeout}s", set_as_default=False)
+        return QuietClient(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise SchedulerUnreachable(

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from polyjoule.errors import SpecError
 from polyjoule.model.pra import Kernel
+
+T = TypeVar("T")
 
 #: Largest number of design points a sweep accepts (memory: ~100 B per point and mapping).
 MAX_POINTS = 50_000_000
@@ -75,6 +78,36 @@ def parse_values(text: str, what: str) -> np.ndarray:
 _NEXT_NAME = re.compile(r",\s*(?=[A-Za-z_][A-Za-z0-9_]*\s*=)")
 
 
+def parameter_names(kernel: Kernel, named: dict[str, T], where: str) -> dict[str, T]:
+    """``named`` keyed by the kernel's parameters: a name that is no parameter but one in
+    another case (``i`` for an einsum's ``I``) is that parameter; ``N`` (or ``ALL``) stays,
+    to set every parameter not given (:meth:`Kernel.spread`). Refused: any other name, and
+    ``N`` when it would set nothing (a kernel without parameters: ``#define N 16`` is a
+    constant, not a parameter)."""
+    from polyjoule.errors import UnknownNameError
+
+    params = list(kernel.params)
+    out: dict[str, T] = {}
+    typed: dict[str, str] = {}
+    for k, v in named.items():
+        typed_as = k
+        alike = [p for p in params if p.lower() == k.lower()]
+        tied = k == "N" or k.upper() == "ALL"
+        if k not in params and not params:
+            raise UnknownNameError(f"{where}: {kernel.name} has no parameters (its loop bounds "
+                                   f"are constants), so {k} sets nothing")
+        if k not in params and len(alike) == 1 and not tied:
+            k = alike[0]
+        elif k not in params and not tied:
+            raise UnknownNameError(f"{where}: {kernel.name} has no parameter {k!r} (its "
+                                   f"parameters: {', '.join(params)}; N sets every one not "
+                                   "given)")
+        if k in out:
+            raise SpecError(f"{where}: {k} given twice (as {typed[k]} and {typed_as})")
+        out[k], typed[k] = v, typed_as
+    return out
+
+
 def parse_size_specs(kernel: Kernel, specs: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
     """``["NI=8:64:8", "N=4,8"]`` -> per-parameter value lists and the parameters ``N`` ties.
     One spec may name several parameters, as ``analyze --set`` takes them: ``N=64,W=8``
@@ -85,6 +118,7 @@ def parse_size_specs(kernel: Kernel, specs: Sequence[str]) -> tuple[dict[str, np
             raise SpecError(f"--size: {spec!r} is not NAME=RANGE (e.g. N=8:1024:8)")
         name, rng = (s.strip() for s in spec.split("=", 1))
         named[name] = parse_values(rng, f"--size {name}")
+    named = parameter_names(kernel, named, "--size")
     given = kernel.spread(named, "--size")
     return given, [p for p in given if p not in named]
 
@@ -101,13 +135,18 @@ class SizeGrid:
         return int(self.labels.shape[0])
 
 
-def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str] = ()) -> SizeGrid:
-    """Every problem size the sweep covers (product of ranges, plus dataset presets)."""
+def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str] = (),
+              base: Mapping[str, int] | None = None) -> SizeGrid:
+    """Every problem size the sweep covers (product of ranges, plus dataset presets); a
+    parameter no spec names (and ``N`` does not tie) takes its value in ``base`` (an
+    einsum's ``--extents``), as ``analyze --set`` overlays them."""
     params = kernel.params
     columns: dict[str, list[np.ndarray]] = {p: [] for p in params}
     labels: list[np.ndarray] = []
     if specs:
         given, tied = parse_size_specs(kernel, specs)
+        given.update({p: np.asarray([int(base[p])], dtype=np.int64) for p in params
+                      if p not in given and base and p in base})
         missing = [p for p in params if p not in given]
         if missing:
             raise SpecError(f"--size: parameter {missing[0]} of {kernel.name} is not set "
@@ -125,6 +164,9 @@ def size_grid(kernel: Kernel, specs: Sequence[str] = (), datasets: Sequence[str]
             columns[p].append(flat[-1])
         labels.append(np.full(total, "", dtype=object))
     names = list(kernel.datasets) if list(datasets) == ["all"] else list(datasets)
+    if list(datasets) == ["all"] and not names:
+        raise SpecError(f"--dataset all: {kernel.name} has no dataset presets (give --size "
+                        "NAME=RANGE)")
     for d in names:
         vals = kernel.resolve(None, d)
         for p in params:
@@ -167,7 +209,8 @@ def parse_arrays(text: str) -> list[tuple[int, int]]:
     """``4x4,8x8,1x16`` (a bare ``16`` is a 1-D array 1x16)."""
     from polyjoule.targets.tcpa.array import parse_shape
 
-    out = [parse_shape(item, "--arrays") for item in text.split(",") if item.strip()]
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    out = [parse_shape(f"1x{item}" if item.isdigit() else item, "--arrays") for item in items]
     if not out:
         raise SpecError("--arrays: no array shape given")
     return list(dict.fromkeys(out))

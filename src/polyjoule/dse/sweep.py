@@ -8,7 +8,7 @@ table is a rescaling of the same counts and costs no re-evaluation.
 
 Metrics per design point:
 
-* ``energy_pj``: dynamic energy (accesses of a word of the kernel's data type, operations
+* ``energy_pj`` (also ``dynamic_pj``, its name in ``analyze`` and ``map``): dynamic energy (accesses of a word of the kernel's data type, operations
   on it), with ``energy.<class>`` per location class and ``energy.compute`` for the
   operations;
 * ``latency_cycles``: exact makespan of the schedule (phases add); ``auto`` order is the
@@ -476,6 +476,7 @@ def _assemble(spec: SweepSpec, results: list[MappingResult], tables: list[Energy
                 machines[key] = spec.machine(r.mapping.array, t)
             decl = machines[key]
             cols.update(energies(r.counts, decl, dtypes))
+            cols["dynamic_pj"] = cols["energy_pj"]  # named as analyze and map name it
             cols.update(run_columns(decl, r.latency, cols))
             cols["edp"] = cols["total_pj"] * np.asarray(r.latency, dtype=np.float64)
             cols["_size"] = r.index

@@ -97,7 +97,9 @@ def stacked(title: str, cases: Sequence[CaseRow], line_width: int, multi: bool) 
          for h, a in zip(HEADS[:4], ("case", "cls", "executions", "energy"), strict=True)]
     head = f"  {HEADS[0]:<{w[0]}}  {HEADS[1]:<{w[1]}}  {HEADS[2]:>{w[2]}}  {HEADS[3]:>{w[3]}}"
     out = wrap(title, line_width)
-    out += ["statement", head + "  formula", "─" * min(line_width, len(head) + 9)]
+    heads = [head + "  formula"] if len(head) + 9 <= line_width else [
+        head, " " * FORMULA_INDENT + "formula"]  # formulas are under their rows then too
+    out += ["statement", *heads, "─" * min(line_width, len(head) + 9)]
     phase = statement = None
     for c in cases:
         if multi and c.phase != phase:

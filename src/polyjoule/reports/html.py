@@ -34,14 +34,24 @@ _UNITS = ((1e12, "J"), (1e9, "mJ"), (1e6, "µJ"), (1e3, "nJ"), (1.0, "pJ"))
 
 
 def energy_text(pj: float) -> str:
-    """Engineering notation, three significant digits: ``1.38 mJ``, ``32.2 nJ``, ``0 pJ``."""
+    """Engineering notation, three significant digits: ``1.38 mJ``, ``32.2 nJ``, ``0 pJ``;
+    past 9,999 J a power of ten (``1.33e27 J``), a float's digits and no more."""
+    from polyjoule.reports.tables import scientific
+
     if pj == 0:
         return "0 pJ"
     for scale, unit in _UNITS:
         if abs(pj) >= scale:
             x = pj / scale
-            return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{x:,.0f} {unit}"
-    return f"{pj:.3g} pJ"
+            return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{scientific(x)} {unit}"
+    return f"{pj:.3g} pJ" if abs(pj) >= 1e-3 else f"{scientific(pj)} pJ"
+
+
+def exact_pj(pj: float) -> str:
+    """An energy's value as computed (a hover title): ``511,810.500 pJ``; past 2**53 pJ,
+    where a float has no more digits, its shortest exact form (``1.3292279957885427e+39``)."""
+    pj = float(pj)
+    return f"{pj:,.3f} pJ" if abs(pj) < 2**53 else f"{pj!r} pJ"
 
 
 def _mathml(expr: sympy.Basic) -> str:
@@ -131,8 +141,11 @@ def _mapping(a: Any, r: Any, values: Mapping[str, int]) -> list[dict[str, Any]]:
 
 
 def _energy(a: Any, r: Any, values: Mapping[str, int]) -> dict[str, Any]:
-    """Totals by class and op (count, energy, share) and one row per statement case."""
-    total = r.energy_pj["total"] or 1.0
+    """Totals by class and op (count, energy, share of the total), the dynamic energy (their
+    sum), the static (leakage over the latency) and the total (dynamic + static, as every
+    command's ``total``), and one row per statement case."""
+    p = r.power
+    total = p.total_pj or 1.0
     totals = [{"what": c, "cls": c, "count": r.counts[c], "pj": r.energy_pj["by_class"][c],
                "share": 100 * r.energy_pj["by_class"][c] / total} for c in CLASSES]
     totals += [{"what": f"op {op}", "cls": "compute", "count": n, "pj": r.energy_pj["by_op"][op],
@@ -144,8 +157,11 @@ def _energy(a: Any, r: Any, values: Mapping[str, int]) -> dict[str, Any]:
     cases = [{"phase": v.phase, "statement": v.statement, "text": v.text, "case": v.case,
               "cls": v.cls, "formula": v.formula, "math": m, "count": v.value, "pj": v.energy_pj}
              for v, m in zip(r.volumes, maths, strict=True)]
-    return {"total": r.energy_pj["total"], "totals": totals, "cases": cases,
-            "multi": len(a.phases) > 1}
+    return {"total": p.total_pj, "dynamic": p.dynamic_pj, "static": p.static_pj,
+            "static_share": 100 * p.static_pj / total,
+            "static_parts": ", ".join(f"{c} {energy_text(v)}"
+                                      for c, v in p.static_pj_by_component.items()),
+            "totals": totals, "cases": cases, "multi": len(a.phases) > 1}
 
 
 _FUNCTIONS = {"Mod", "floor", "ceiling", "Max", "Min", "Abs", "Piecewise", "True", "False"}
@@ -298,6 +314,7 @@ def _environment() -> Any:
                       autoescape=select_autoescape(["html", "j2"], default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["energy"] = energy_text
+    env.filters["exact_pj"] = exact_pj
     env.filters["count"] = lambda n: f"{n:,}"
     return env
 

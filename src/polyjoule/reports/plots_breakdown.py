@@ -174,7 +174,7 @@ def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.n
             v = cols[f"energy.{c}"][g].astype(float)
             if np.any(v > 0):
                 ax.plot(at(g), v, "-o", ms=2.5, color=CLASS_COLOURS[c], label=c)
-        ax.plot(at(g), cols["energy_pj"][g], "k--", lw=1.2, label="total")
+        ax.plot(at(g), cols["energy_pj"][g], "k--", lw=1.2, label="sum")
         legend_title = "dynamic energy"
     else:
         colours = array_colours(list(groups))
@@ -182,7 +182,7 @@ def _energies(ax: Any, cols: Mapping[str, np.ndarray], groups: Mapping[str, np.n
             ax.plot(at(g), cols["energy_pj"][g], _DASHES[n % len(_DASHES)],
                     ms=3 if len(pos) <= 40 else 0,
                     lw=2.4 - 0.5 * n, color=colours[a], label=a)
-        legend_title = "total per array"
+        legend_title = "dynamic energy per array"
     ax.set_yscale("log")
     energy_log_ticks(ax)
     ax.set_ylabel("dynamic energy\n(log scale)")

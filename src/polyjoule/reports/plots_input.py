@@ -26,7 +26,7 @@ NULLABLE = frozenset({"energy_per_op_pj"})
 #: the columns every sweep output has
 REQUIRED = ("energy_pj", "latency_cycles", "array")
 #: numeric columns by name (besides ``energy.*``, ``ops.*``, ``static.*`` and the sizes)
-NUMERIC = frozenset({"pes", "RD", "FD", "ID", "OD", "IOb", "DR", "work", "energy_pj",
+NUMERIC = frozenset({"pes", "RD", "FD", "ID", "OD", "IOb", "DR", "work", "energy_pj", "dynamic_pj",
                      "latency_cycles", "utilisation", "latency_seconds", "static_pj", "total_pj",
                      "power_mw", "throughput_ips", "energy_per_op_pj", "edp"})
 
@@ -37,6 +37,9 @@ def load(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     if not p.is_file():
         raise SpecError(f"{p}: no such sweep file")
     text = read_text(p)
+    if not text.strip():
+        raise SpecError(f"{p}: an empty file, not a sweep output (give the --csv or --json "
+                        "file of polyjoule sweep)")
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)

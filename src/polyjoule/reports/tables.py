@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +30,8 @@ UNITS = (("J", 1e12), ("mJ", 1e9), ("uJ", 1e6), ("nJ", 1e3), ("pJ", 1.0))
 
 
 def energy(pj: float) -> str:
-    """``26003690000.0`` -> ``26.0 mJ``: three significant digits in pJ, nJ, uJ, mJ or J."""
+    """``26003690000.0`` -> ``26.0 mJ``: three significant digits in pJ, nJ, uJ, mJ or J;
+    past 9,999 J a power of ten (``1.33e24 J``): a float has no more digits to show."""
     pj = float(pj)
     if not math.isfinite(pj):
         return str(pj)
@@ -47,8 +47,11 @@ def energy(pj: float) -> str:
 
 
 def _sig3(v: float) -> str:
+    """Three significant digits (four from 1,000 to 9,999), a power of ten past them."""
     if abs(v) >= 1000:
-        return f"{v:,.0f}"
+        return f"{v:,.0f}" if round(abs(v)) < 10_000 else scientific(v)
+    if abs(v) < 1e-3:
+        return _power_of_ten(v)
     decimals = max(0, 2 - math.floor(math.log10(abs(v))))
     text = f"{v:.{decimals}f}"
     if abs(float(text)) >= 10 ** (3 - decimals) and decimals > 0:  # 9.996 -> 10.00 -> 10.0
@@ -74,6 +77,8 @@ def quantity(value: float, unit: str) -> str:
         i -= 1
         text = _sig3(value / PREFIXES[i][1])
     prefix = PREFIXES[i][0]
+    if "e" in text:  # past 9,999 T: a power of ten of the unit itself
+        text, prefix = scientific(value), ""
     return f"{text} {prefix}{unit}" if len(unit) <= 2 else f"{text} {prefix + ' ' if prefix else ''}{unit}"
 
 
@@ -82,8 +87,13 @@ def scientific(x: float) -> str:
     x = float(x)
     if not math.isfinite(x) or x == 0:
         return f"{x:g}"
-    if abs(x) < 1e4:
+    if round(abs(x)) < 1e4:
         return _sig3(x) if abs(x) < 1000 else f"{x:,.0f}"
+    return _power_of_ten(x)
+
+
+def _power_of_ten(x: float) -> str:
+    """``2.06e9``, ``1.00e-20``: three significant digits and the exponent."""
     mantissa, exp = f"{x:.2e}".split("e")
     return f"{mantissa}e{int(exp)}"
 
@@ -235,8 +245,10 @@ def whole_groups(number: str, room: int) -> list[str]:
 
 
 def wrap(text: str, line_width: int, indent: int | None = None) -> list[str]:
-    """Lines of ``text`` wrapped at spaces to ``line_width`` (a word is never split unless it is
-    longer than the line); continuation lines indented past the first line's indent."""
+    """Lines of ``text`` wrapped at spaces to ``line_width``; continuation lines indented past
+    the first line's indent. A word is never split unless it is longer than a line: then a
+    number breaks only after a thousands separator (:func:`whole_groups`), a digit group
+    never split, and any other word where the line ends."""
     out: list[str] = []
     for line in text.split("\n"):
         lead = len(line) - len(line.lstrip(" "))
@@ -246,9 +258,54 @@ def wrap(text: str, line_width: int, indent: int | None = None) -> list[str]:
             continue
         more = more if len(more) < line_width // 2 else " " * (lead + 2)
         glued = GLUE.sub(lambda m: m.group(0).replace(" ", NBSP), line.lstrip(" "))
-        out += [w.replace(NBSP, " ") for w in textwrap.wrap(
-            glued, line_width, initial_indent=" " * lead, subsequent_indent=more,
-            break_on_hyphens=False, drop_whitespace=True)] or [""]
+        out += [w.replace(NBSP, " ") for w in _fill([w for w in glued.split(" ") if w], line_width, " " * lead,
+                                                    more)] or [""]
+    return out
+
+
+_NUMBER = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\W*")
+
+
+def _fill(words: list[str], line_width: int, first: str, more: str) -> list[str]:
+    """``words`` greedily into lines of ``line_width`` (the first indented ``first``, the
+    others ``more``); a word longer than a line goes on in pieces (:func:`_pieces`)."""
+    lines, cur = [], first
+    for word in words:
+        gap = " " if cur.strip() else ""
+        if len(cur) + len(gap) + len(word) <= line_width:
+            cur += gap + word
+            continue
+        if cur.strip() and len(more) + len(word) <= line_width:
+            lines.append(cur)
+            cur = more + word
+            continue
+        pieces = _pieces(word, line_width - len(cur) - len(gap), line_width - len(more))
+        if pieces[0]:
+            cur += gap + pieces[0]
+        for piece in pieces[1:]:
+            if cur.strip():
+                lines.append(cur)
+            cur = more + piece
+    if cur.strip():
+        lines.append(cur)
+    return lines
+
+
+def _pieces(word: str, room: int, line_room: int) -> list[str]:
+    """``word`` cut to fill ``room`` then lines of ``line_room``: a number with thousands
+    separators after a separator only (the first piece may be empty), any other word
+    anywhere."""
+    room, line_room = max(room, 0), max(line_room, 1)
+    if not _NUMBER.fullmatch(word):
+        head = word[:room]
+        rest = word[len(head):]
+        return [head, *(rest[i:i + line_room] for i in range(0, len(rest), line_room))]
+    out = [""]
+    for group in re.findall(r"[^,]*,|[^,]+$", word):
+        if len(out[-1]) + len(group) > (room if len(out) == 1 else line_room) and (
+                out[-1] or len(out) == 1):
+            out.append("")
+        out[-1] += group
     return out
 
 
