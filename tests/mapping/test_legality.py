@@ -110,3 +110,55 @@ def test_phase_causes_reports_every_cause_phase_verdict_only_the_first() -> None
     first = phase_verdict(pra, tiling, vals)
     assert {first.reason(i).cause for i in range(2)} <= set(causes.masks)
     assert not causes.ok.any()
+
+
+TRI_C = """void tri(int N, float A[N][N], float x[N], float y[N]) {
+  for (int i = 0; i < N; i++) {
+    y[i] = 0;
+    for (int j = 0; j <= i; j++)
+      y[i] += A[i][j] * x[j];
+  }
+}
+"""
+
+
+def test_a_given_tile_beyond_its_dim_is_refused_by_every_path(tmp_path) -> None:
+    """``--tile 1000,1000`` at N=10 ran 9,012 cycles (the schedule's rows of empty tile)
+    where ``10,10``, the same one tile per dim, takes 102. A user's size beyond the extent
+    is refused by the one rule; the mapspace's own tilings (constructed, not given) are
+    not its business."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from polyjoule.cli import app
+    from polyjoule.frontends.resolve import kernel_from
+    from polyjoule.mapping.legality import phase_reason, phase_verdict
+    from polyjoule.mapping.tiling import Tiling
+
+    src = tmp_path / "tri.c"
+    src.write_text(TRI_C)
+    pra = kernel_from(str(src)).phases[0]
+    assert phase_reason(pra, Tiling.of(pra, (4, 4), (10, 10)), {"N": 10}) is None
+    why = phase_reason(pra, Tiling.of(pra, (4, 4), (10, 11)), {"N": 10})
+    assert why is not None and why.cause == "tile-beyond-extent" and " j " in why.detail
+    many = phase_verdict(pra, Tiling.of(pra, (4, 4), (10, 10)), {"N": np.array([9, 10, 41])})
+    assert [None if r is None else r.cause for r in map(many.reason, range(3))] == [
+        "tile-beyond-extent", None, "too-many-tiles"]
+    assert phase_reason(pra, Tiling((4, 4), (4, 4), (1000, 1000)), {"N": 10}) is None
+    runner = CliRunner()
+    base = ["--array", "4x4", "--set", "N=10"]
+    for command in ("analyze", "validate", "simulate"):
+        r = runner.invoke(app, [command, str(src), *base, "--tile", "1000,1000"])
+        assert r.exit_code == 2 and r.stdout == "", r.output
+        assert r.output.strip() == ("polyjoule: error: --tile 1000 for i exceeds its extent 10 "
+                                    "(one tile of 10 spans it: give at most 10) "
+                                    "(tile-beyond-extent)"), r.output
+    # the accepted largest tile: the symbolic numbers are the simulator's
+    got = json.loads(runner.invoke(app, ["analyze", str(src), *base, "--tile", "10,10",
+                                         "--json"]).stdout)
+    sim = json.loads(runner.invoke(app, ["simulate", str(src), *base, "--tile", "10,10",
+                                         "--json"]).stdout)
+    assert got["latency_cycles"] == sim["makespan_cycles"] == 102
+    assert {c: got["counts"][c] for c in ("RD", "FD", "ID", "OD", "IOb", "DR")} == {
+        c: sim["counts"][c] for c in ("RD", "FD", "ID", "OD", "IOb", "DR")}
