@@ -7,10 +7,6 @@ schedule. It is refused when
 * ``too-many-tiles``: explicit tile sizes need more tiles along a dim than the array has PEs;
 * ``tile-below-dependence``: a tile is smaller than a dependence distance along its dim (one
   neighbour PE must hold every value a PE reads);
-* ``tile-beyond-extent``: a user's tile size (``--tile``) is larger than its dim: one tile
-  of the extent spans the dim, and the larger one only adds empty rows to the schedule
-  (``--tile 1000,1000`` at N=10: 9,012 cycles where ``10,10`` takes 102). A dim off the
-  array is checked by the CLI (``check_unplaced_tiles``: its size must be the extent);
 * ``no-schedule``: no scanning order satisfies every dependence case that has points there.
 
 An array larger than the problem is legal: tiles of one iteration, idle PEs beyond the last
@@ -30,8 +26,7 @@ from polyjoule.errors import InfeasibleMapping, InfeasibleSchedule, PolyjouleErr
 from polyjoule.mapping.tiling import Tiling, min_tile
 from polyjoule.model.pra import PRA
 
-CAUSES = ("empty-dimension", "too-many-tiles", "tile-below-dependence", "tile-beyond-extent",
-          "no-schedule")
+CAUSES = ("empty-dimension", "too-many-tiles", "tile-below-dependence", "no-schedule")
 
 
 @dataclass(frozen=True)
@@ -101,9 +96,6 @@ def tile_verdict(pra: PRA, tiling: Tiling, values: Mapping[str, Any]
         v = v.refuse(e < 1, Illegal("empty-dimension", f"dim {d.name}: extent {d.extent} below 1"))
         if not tiling.tiled(l):
             continue
-        if tiling.given:
-            v = v.refuse((e >= 1) & (p > e), Illegal(
-                "tile-beyond-extent", f"--tile {int(np.max(p))} for {d.name} exceeds its extent"))
         v = v.refuse(_too_many(e, p, tiling.t[l]), Illegal(
             "too-many-tiles", f"dim {d.name}: the tile size needs more than {tiling.t[l]} tiles"))
         v = v.refuse(p < need[l], Illegal(
@@ -226,11 +218,7 @@ def _tile_numbers(why: Illegal, phases: Sequence[tuple[PRA, Tiling]],
                   values: Mapping[str, Any]) -> str:
     """`` (extent 74 in tiles of 16 is 5 tiles; tiles of 19 or more fit)`` for a
     too-many-tiles refusal at one point; empty otherwise."""
-    if any(np.ndim(v) for v in values.values()):
-        return ""
-    if why.cause == "tile-beyond-extent":
-        return _extent_numbers(why, phases, values)
-    if why.cause != "too-many-tiles":
+    if why.cause != "too-many-tiles" or any(np.ndim(v) for v in values.values()):
         return ""
     for pra, tiling in phases:
         vals = {k: int(values[k]) for k in pra.params}
@@ -241,16 +229,4 @@ def _tile_numbers(why: Illegal, phases: Sequence[tuple[PRA, Tiling]],
                     and _too_many(e, p, tiling.t[l])):
                 return (f" (extent {e} in tiles of {p} is {-(-e // p)} tiles; tiles of "
                         f"{-(-e // tiling.t[l])} or more fit)")
-    return ""
-
-
-def _extent_numbers(why: Illegal, phases: Sequence[tuple[PRA, Tiling]],
-                    values: Mapping[str, Any]) -> str:
-    """`` 10 (one tile of 10 spans it: give at most 10)`` for a tile-beyond-extent
-    refusal at one point."""
-    for pra, _ in phases:
-        for d in pra.dims:
-            if why.detail.endswith(f" for {d.name} exceeds its extent"):
-                e = int(d.extent.evaluate({k: int(values[k]) for k in pra.params}))
-                return f" {e} (one tile of {e} spans it: give at most {e})"
     return ""

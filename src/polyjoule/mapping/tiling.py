@@ -43,9 +43,6 @@ class Tiling:
     array: tuple[int, int]
     t: tuple[int, ...]
     p: tuple[int, ...] | None = None
-    #: ``p`` is a user's (``--tile``, ``tile=``; :meth:`of`): one larger than its dim's
-    #: extent is refused (``tile-beyond-extent``), not run as a tile mostly empty
-    given: bool = False
 
     @staticmethod
     def of(pra: PRA, array: tuple[int, ...], tile: tuple[int, ...] | None = None) -> Tiling:
@@ -65,7 +62,7 @@ class Tiling:
                 raise SpecError(f"--tile: {len(tile)} sizes given, {pra.name} has {pra.n} dims")
             if any(x < 1 for x in tile):
                 raise SpecError(f"--tile: tile sizes must be positive, got {tile}")
-        return Tiling((array[0], array[1]), t, tile, tile is not None)
+        return Tiling((array[0], array[1]), t, tile)
 
     def tiled(self, l: int) -> bool:
         """Is dim ``l`` spread over PEs (its tile count may exceed 1)?"""
