@@ -103,12 +103,12 @@ class Tiling:
         size keep sharing it (their counts share one ``p``): it is cut to the largest of
         their extents, and never below a dependence distance along them."""
         out = []
-        cut = self._cut(pra, values) if self.given else {}
+        cut = self._cut(pra, values) if self.given else None
         for l, d in enumerate(pra.dims):
             e = np.asarray(d.extent.evaluate(values))
             if self.tiled(l) and self.p is not None:
-                out.append(np.minimum(np.full_like(e, self.p[l]), cut[self.p[l]])
-                           if self.p[l] in cut else np.full_like(e, self.p[l]))
+                p = np.full_like(e, self.p[l])
+                out.append(p if cut is None else np.minimum(p, cut[int(self.p[l])]))
             elif self.tiled(l):
                 out.append(-(-e // self.t[l]))
             else:
@@ -125,7 +125,7 @@ class Tiling:
         for l, d in enumerate(pra.dims):
             if self.tiled(l):
                 top = np.maximum(np.asarray(d.extent.evaluate(values)), need[l])
-                q = self.p[l]
+                q = int(self.p[l])
                 out[q] = top if q not in out else np.maximum(out[q], top)
         return out
 
