@@ -435,8 +435,9 @@ class Analysis:
         return int(bandwidth_latency(latency, dr_words, bw))
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
-        """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed statement
-        that counts as work per phase, :meth:`PRA.counts_as_work`, summed) at scalar values: :meth:`evaluate` without the report."""
+        """Per-class access counts, ``ops.<op>`` and ``work`` (per phase the most executed
+        statement that counts as work, :meth:`PRA.counts_as_work`, summed) at scalar values:
+        :meth:`evaluate` without the report."""
         out: dict[str, int] = dict.fromkeys(CLASSES, 0)
         work: dict[str, int] = {}
         for ph, _, _, v, n, _ in self._volumes_at(values):

@@ -115,7 +115,6 @@ class Tiling:
                 out.append(e)
         return out
 
-
     def _cut(self, pra: PRA, values: Mapping[str, object]) -> dict[int, np.ndarray]:
         """Per given size of the tiled dims: the largest size that takes effect (the
         largest extent among the dims given it, at least their dependence distances)."""
