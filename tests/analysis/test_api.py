@@ -145,3 +145,47 @@ def test_to_pandas_without_pandas_names_the_extra(gemm: polyjoule.analysis.Analy
         run_sweep(SweepSpec(registry.get("gemm"),
                             space.size_grid(registry.get("gemm"), ["N=4"]),
                             space.mappings([(2, 2)], [None], [None]))).to_pandas()
+
+
+def test_a_size_that_is_not_whole_is_refused_not_truncated(tmp_path: Path) -> None:
+    """``evaluate({"N": 2.5})`` returned the counts of N=2 (``int()`` truncated it)."""
+    src = tmp_path / "mv.c"
+    src.write_text(MV_C)
+    a = polyjoule.analyze(str(src), array=(2, 2))
+    both = {"N": 3, "M": 4}
+    for bad, shown in ((2.5, "2.5"), (np.float64(3.7), "3.7"), (float("nan"), "nan")):
+        for call in (lambda: a.evaluate({**both, "M": bad}), lambda: a.counts({**both, "M": bad}),
+                     lambda: a.evaluate_many({"N": np.array([3, 4]), "M": np.array([4.0, bad])}),
+                     lambda: a.counts_many({"N": np.array([3, 4]), "M": np.array([4.0, bad])})):
+            with pytest.raises(ParameterRangeError, match=rf"parameters: M={shown} is not an integer"):
+                call()
+    # a whole float is the integer it names
+    assert a.evaluate({"N": 3.0, "M": 4.0}).counts == a.evaluate(both).counts
+
+
+COPY_C = {
+    "transp.c": ("void tr(int N, float A[N][N], float B[N][N]) {\n"
+                 "  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n"
+                 "      B[i][j] = A[j][i];\n}\n", lambda n: [(i, j) for i in range(n) for j in range(n)]),
+    "lower.c": ("void lo(int N, float A[N][N], float B[N][N]) {\n"
+                "  for (int i = 0; i < N; i++)\n    for (int j = 0; j <= i; j++)\n"
+                "      B[i][j] = A[j][i];\n}\n", lambda n: [(i, j) for i in range(n) for j in range(i + 1)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COPY_C))
+def test_a_copy_nest_counts_its_body_as_work(tmp_path: Path, name: str) -> None:
+    """A nest without arithmetic (``B[i][j] = A[j][i]``) reported 0 iterations and 0%
+    utilisation: only compute statements counted. Its body's runs, by brute force over the
+    C loops, are the iterations of ``evaluate``, ``counts`` and ``evaluate_many``."""
+    text, points = COPY_C[name]
+    src = tmp_path / name
+    src.write_text(text)
+    for array in ((2, 2), (1, 3)):
+        a = polyjoule.analyze(str(src), array=array)
+        sizes = [2, 3, 4, 7]
+        many = a.evaluate_many({"N": np.array(sizes)})
+        for n, work in zip(sizes, many["work"], strict=True):
+            r = a.evaluate({"N": n})
+            assert r.iterations == a.counts({"N": n})["work"] == work == len(points(n))
+            assert r.utilisation == pytest.approx(len(points(n)) / (array[0] * array[1] * r.latency_cycles))

@@ -120,3 +120,36 @@ def test_validate_without_reference_says_na(tmp_path: Path) -> None:
     assert rows["check causality"]["match"] is True
     r = runner.invoke(app, ["simulate", "gesummv", "--array", "2x2", "--set", "N0=4,N1=6"])
     assert "outputs_match_reference ok" in r.output  # a built-in has a reference
+
+
+SQRT_NEG = """#include <math.h>
+void s(int N, float A[N], float B[N]) {
+  for (int i = 0; i < N; i++)
+    B[i] = sqrtf(A[i] - 100.0f);
+}
+"""
+
+
+def test_nan_outputs_match_the_reference_without_numpy_warnings(tmp_path: Path, recwarn) -> None:
+    """``sqrtf`` of a negative is NaN in the C reference and in the simulation alike: the
+    run agrees, and numpy's floating warnings about the kernel's own arithmetic stay quiet."""
+    for body, name in ((SQRT_NEG, "sqrtneg.c"),
+                       (SQRT_NEG.replace("sqrtf(A[i] - 100.0f)", "1.0f / (A[i] - A[i])"), "divz.c")):
+        src = tmp_path / name
+        src.write_text(body)
+        for command in ("validate", "simulate"):
+            r = runner.invoke(app, [command, str(src), "--array", "1x3", "--set", "N=5"])
+            assert r.exit_code == 0, r.output
+    assert [str(w.message) for w in recwarn if issubclass(w.category, RuntimeWarning)] == []
+
+
+def test_a_differing_element_is_named_as_a_plain_number(tmp_path: Path) -> None:
+    import numpy as np
+
+    from polyjoule.cli.simulate import first_difference
+
+    class Run:
+        reference = {"B": np.array([np.nan, 2.0])}
+        outputs = {"B": np.array([np.nan, np.inf])}
+
+    assert first_difference(Run()) == "B[1]: simulated inf, reference 2.0 (1 of 2 elements differ)"

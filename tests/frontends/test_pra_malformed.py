@@ -114,6 +114,36 @@ def test_a_repeated_id_names_both_entries(tmp_path: Path) -> None:
     assert line.endswith("phases[0]: statements[1] and statements[5]: repeated id 'S2'"), line
 
 
+@pytest.mark.parametrize("tensor, kind, says", [
+    ("Y", "input", "tensors.Y.kind: input, but statements[7] (S8) writes Y "
+                   "(declare it output or inout)"),
+    ("X", "output", "tensors.X.kind: output, but statements[0] (S1) reads X "
+                    "(declare it input or inout)"),
+])
+def test_a_tensor_used_against_its_kind_is_refused(tmp_path: Path, tensor: str, kind: str,
+                                                   says: str) -> None:
+    """An output statement writing a ``kind: input`` tensor (or an input reading a
+    ``kind: output`` one) was accepted; ``inout`` serves both."""
+    doc = copy.deepcopy(MV)
+    doc["phases"][0]["tensors"][tensor]["kind"] = kind
+    assert _refused(tmp_path, doc).endswith(f"phases[0]: {says}")
+    doc["phases"][0]["tensors"][tensor]["kind"] = "inout"
+    path = tmp_path / "inout.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert load_kernel_file(path).phases[0].tensor(tensor).kind == "inout"
+
+
+def test_a_zero_dependence_cycle_names_the_file_and_the_dep(tmp_path: Path) -> None:
+    """``dep: [0, 0]`` on the running sum's transport: ``s`` reads itself within one
+    iteration. The schedule refused it naming neither file nor field."""
+    doc = copy.deepcopy(MV)
+    doc["phases"][0]["statements"][4]["dep"] = [0, 0]
+    line = _refused(tmp_path, doc)
+    assert line.endswith("phases[0]: statements[4] (S5).dep: [0, 0]: a zero-dependence cycle "
+                         "through S5, S7, S8 (each reads at its own iteration what another "
+                         "writes there)"), line
+
+
 #: inserted anywhere into a good field, each makes it wrong (unbalanced, or no arithmetic)
 BREAKERS = [",", "(", ")", "[", "]", "{", "}", ";", "'", '"', ":", "$", "?", "`", "\\", "ñ",
             "=", "%"]

@@ -130,3 +130,35 @@ def test_unknown_versions_are_refused(tmp_path):
     t.write_text("version: 3\n")
     r = CliRunner().invoke(app, ["analyze", "gemm", "--dataset", "MINI", "--energy-table", str(t)])
     assert "version: 3 is not a version" in _one_line(r)
+
+
+TRI_C = """void tri(int N, float A[N][N], float x[N], float y[N]) {
+  for (int i = 0; i < N; i++) {
+    y[i] = 0;
+    for (int j = 0; j <= i; j++)
+      y[i] += A[i][j] * x[j];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("name, text", [
+    ("tri.c", TRI_C),
+    ("scale.yaml", yaml.safe_dump({**{k: v for k, v in PRA.items() if k != "dtyp"},
+                                   "statements": [{"id": "S1", "var": "x", "input": "X[i]"},
+                                                  {"id": "S2", "var": "x", "output": "Y[i]"}]})),
+])
+def test_a_byte_order_mark_is_no_character_of_the_file(tmp_path, name, text):
+    """A C or YAML file an editor saved with a UTF-8 BOM: ``Illegal character '\\ufeff'``
+    before; now the same analysis as the file without it."""
+    plain, bom = tmp_path / name, tmp_path / f"bom_{name}"
+    plain.write_text(text)
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    runs = [CliRunner().invoke(app, ["analyze", str(f), "--array", "1x2", "--set", "N=5",
+                                     "--json"]) for f in (plain, bom)]
+    assert [r.exit_code for r in runs] == [0, 0], runs[1].output
+    import json
+
+    same = ("counts", "latency_cycles", "iterations", "energy_pj", "volumes")
+    a, b = (json.loads(r.stdout) for r in runs)
+    assert {k: a[k] for k in same} == {k: b[k] for k in same}

@@ -284,6 +284,22 @@ def check_parameters(kernel: Kernel, values: Mapping[str, Any]) -> None:
     if missing:
         raise ParameterRangeError(f"parameters: {kernel.name}: {', '.join(missing)} not set "
                                   f"(parameters: {known})")
+    for p in kernel.params:
+        _check_whole(p, values[p])
+
+
+def _check_whole(name: str, value: Any) -> None:
+    """A size is a whole number: ``N=2.5`` was truncated to 2 without a word."""
+    v = np.asarray(value)
+    if v.dtype.kind in "iu":
+        return
+    try:
+        x = v.astype(np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ParameterRangeError(f"parameters: {name}={value!r} is not an integer") from None
+    bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x)))
+    if bad.size:
+        raise ParameterRangeError(f"parameters: {name}={float(x[bad[0]])!r} is not an integer")
 
 
 @dataclass
@@ -390,7 +406,7 @@ class Analysis:
             for op, m in (s.expr.ops if s.kind == "compute" and s.expr is not None else ()):
                 ops[op] = ops.get(op, 0) + n * m
                 exact_pj[op] = exact_pj.get(op, 0) + n * m * Fraction(decl.energy.op(ph.pra.dtype, op))
-            if s.kind == "compute":
+            if ph.pra.counts_as_work(s):
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
             here = ph.piece_here(k, sizes, env)
             rows.append(VolumeRow(ph.pra.name, s.id, s.text, v.case.name, v.case.cls,
@@ -432,8 +448,9 @@ class Analysis:
         return int(bandwidth_latency(latency, dr_words, bw))
 
     def counts(self, values: Mapping[str, int]) -> dict[str, int]:
-        """Per-class access counts, ``ops.<op>`` and ``work`` (the most executed compute
-        statement per phase, summed) at scalar values: :meth:`evaluate` without the report."""
+        """Per-class access counts, ``ops.<op>`` and ``work`` (per phase the most executed
+        statement that counts as work, :meth:`PRA.counts_as_work`, summed) at scalar values:
+        :meth:`evaluate` without the report."""
         out: dict[str, int] = dict.fromkeys(CLASSES, 0)
         work: dict[str, int] = {}
         for ph, _, _, v, n, _ in self._volumes_at(values):
@@ -443,6 +460,7 @@ class Analysis:
             if s.kind == "compute" and s.expr is not None:
                 for op, m in s.expr.ops:
                     out[f"ops.{op}"] = out.get(f"ops.{op}", 0) + n * m
+            if ph.pra.counts_as_work(s):
                 work[ph.pra.name] = max(work.get(ph.pra.name, 0), n)
         out["work"] = sum(work.values())
         return out

@@ -262,7 +262,8 @@ class CompiledAnalysis:
         int64 arrays; object arrays of Python ints when int64 could overflow (exact either way).
 
         ``work`` is, per phase, the volume of the compute statement executed most often (the
-        loop body: one MAC per point for GEMM), summed over phases.
+        loop body: one MAC per point for GEMM; in a copy nest, of any statement:
+        :meth:`~polyjoule.model.pra.PRA.counts_as_work`), summed over phases.
         """
         arrays = {k: np.asarray(v, dtype=np.int64) for k, v in values.items()}
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
@@ -294,6 +295,7 @@ class CompiledAnalysis:
                         assert s.expr is not None
                         for op, m in s.expr.ops:
                             out[f"ops.{op}"][lo:hi] += cnt * m
+                    if ph.pra.counts_as_work(s):
                         work = np.maximum(work, cnt)
                 out["work"][lo:hi] += work
         return {k: v.reshape(shape) for k, v in out.items()}

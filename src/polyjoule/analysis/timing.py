@@ -63,8 +63,16 @@ def _zero_preds(pra: PRA) -> dict[str, list[str]]:
             for s in pra.statements}
 
 
-def _topological(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
-    """Kahn's algorithm in statement order; a zero-dependence cycle has no schedule."""
+def zero_cycle(pra: PRA) -> list[str]:
+    """Statements no order of one iteration can run (a zero-dependence cycle and what
+    waits on it), sorted; empty when every statement has its turn. A file's loader asks
+    this to refuse such a PRA by its file and field before any schedule does."""
+    preds = _zero_preds(pra)
+    return sorted(set(preds) - set(_kahn(pra, preds)))
+
+
+def _kahn(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
+    """Kahn's algorithm in statement order: the statements that can run, in an order."""
     indeg = {sid: len(ps) for sid, ps in preds.items()}
     succs: dict[str, list[str]] = {sid: [] for sid in preds}
     for sid, ps in preds.items():
@@ -79,6 +87,12 @@ def _topological(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
             indeg[r] -= 1
             if indeg[r] == 0:
                 ready.append(r)
+    return topo
+
+
+def _topological(pra: PRA, preds: Mapping[str, list[str]]) -> list[str]:
+    """An order of one iteration's statements; a zero-dependence cycle has no schedule."""
+    topo = _kahn(pra, preds)
     if len(topo) != len(preds):
         bad = sorted(set(preds) - set(topo))
         raise InfeasibleSchedule(f"{pra.name}: zero-dependence cycle through {', '.join(bad)}")

@@ -61,16 +61,18 @@ def first_difference(r: Any) -> str | None:
     beyond the simulator's tolerance, as one line; None when all agree or none was compared."""
     import numpy as np
 
+    from polyjoule.analysis.sim_checks import differing, number_text
+
     for name, want in (r.reference or {}).items():
         got, want = r.outputs.get(name), np.asarray(want, dtype=np.float64)
         if got is None or got.shape != want.shape:
             return f"output {name}: shape {None if got is None else got.shape} != {want.shape}"
-        scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
-        bad = ~np.isclose(got, want, rtol=1e-9, atol=1e-9 * scale)
+        bad = differing(got, want)
         if bad.any():
             at = tuple(int(x) for x in np.argwhere(bad)[0])
-            return (f"{name}[{']['.join(map(str, at))}]: simulated {got[at]!r}, reference "
-                    f"{want[at]!r} ({int(bad.sum())} of {bad.size} elements differ)")
+            return (f"{name}[{']['.join(map(str, at))}]: simulated {number_text(got[at])}, "
+                    f"reference {number_text(want[at])} ({int(bad.sum())} of {bad.size} "
+                    f"elements differ)")
     return None
 
 

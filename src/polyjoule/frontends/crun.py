@@ -383,7 +383,8 @@ class CProgram:
                for a in self.arrays.values()}
         scope |= {f"v_{k}": v for k, v in mem.items()}
         try:
-            self.code(**scope)
+            with np.errstate(all="ignore"):  # NaN and inf are the C program's values
+                self.code(**scope)
         except (IndexError, TypeError, ZeroDivisionError, ValueError) as e:
             raise CRunError(f"{self.filename}: the C reference failed: {e}") from None
         return mem

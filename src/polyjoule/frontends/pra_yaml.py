@@ -173,8 +173,9 @@ def _dims(spec: PRASpec, where: str) -> tuple[Dim, ...]:
 class _Scope:
     """The names statements of one PRA may use."""
 
-    def __init__(self, spec: PRASpec, dims: tuple[Dim, ...], tensors: set[str]):
+    def __init__(self, spec: PRASpec, dims: tuple[Dim, ...], tensors: set[str], where: str):
         self.spec = spec
+        self.where = where  # the file (and phase), as errors name it
         self.dim_names = [d.name for d in dims]
         self.known = set(spec.params) | set(self.dim_names)
         self.tensors = tensors
@@ -187,16 +188,29 @@ class _Scope:
             raise SpecError(f"{where}: unknown tensor {tname!r}")
         return tname, idx
 
+    def check_kind(self, tensor: str, use: str, statement: str) -> None:
+        """An ``input:`` reads a tensor declared input or inout, an ``output:`` writes one
+        declared output or inout: the kind says which arrays the simulator fills and
+        which it checks (``kind: input`` written by an output statement was accepted)."""
+        kind = self.spec.tensors[tensor].kind
+        if kind not in (use, "inout"):
+            verb = "reads" if use == "input" else "writes"
+            raise SpecError(f"{self.where}: tensors.{tensor}.kind: {kind}, but {statement} "
+                            f"{verb} {tensor} (declare it {use} or inout)")
+
     def written_var(self, name: str, where: str) -> None:
         """Refuse reading a variable no statement writes."""
         if name not in self.written:
             raise SpecError(f"{where}: {name!r} is never written")
 
 
-def _statement(s: StatementSpec, w: str, scope: _Scope) -> Statement:
-    """One statement; ``w`` names it in errors."""
+def _statement(s: StatementSpec, w: str, scope: _Scope, named: str) -> Statement:
+    """One statement; ``w`` names it in errors (``named`` without the file)."""
     alternatives = parse_when(s.when, scope.known, f"{w}.when")
     stmt = _statement_body(s, w, scope)
+    if stmt.kind in ("input", "output"):
+        assert stmt.tensor is not None
+        scope.check_kind(stmt.tensor, stmt.kind, named)
     if len(alternatives) == 1:
         return replace(stmt, when=alternatives[0])
     return replace(stmt, alternatives=alternatives)
@@ -255,6 +269,24 @@ def _check_ids(spec: PRASpec, where: str) -> None:
         first[s.id] = k
 
 
+def _check_zero_cycle(pra: PRA, spec: PRASpec, where: str) -> None:
+    """Statements reading each other's values of one iteration (a transport with ``dep``
+    all 0 closing the loop) have no order to run in: refused here by file and field, not
+    later by the schedule with the file unnamed."""
+    from polyjoule.analysis.timing import zero_cycle
+
+    bad = zero_cycle(pra)
+    if not bad:
+        return
+    field = "statements"
+    for k, s in enumerate(spec.statements):
+        if s.dep is not None and not any(s.dep) and s.id in {b.split(".")[0] for b in bad}:
+            field = f"statements[{k}] ({s.id}).dep: {s.dep}"
+            break
+    raise SpecError(f"{where}: {field}: a zero-dependence cycle through {', '.join(bad)} "
+                    "(each reads at its own iteration what another writes there)")
+
+
 def build_pra(spec: PRASpec, where: str, checked: bool = True) -> PRA:
     """Turn a validated spec into a :class:`PRA`, checking names and dependences (and, if
     ``checked``, its meaning: one writer per point, shapes, subscripts, reads; isl questions
@@ -267,12 +299,15 @@ def build_pra(spec: PRASpec, where: str, checked: bool = True) -> PRA:
     for name, t in spec.tensors.items():
         shape = tuple(parse_affine(s, params, f"{where}: tensors.{name}.shape") for s in t.shape)
         tensors.append(TensorDecl(name, shape, t.kind))
-    scope = _Scope(spec, dims, {t.name for t in tensors})
-    statements = tuple(_statement(s, f"{where}: statements[{k}] ({s.id})", scope)
+    scope = _Scope(spec, dims, {t.name for t in tensors}, where)
+    statements = tuple(_statement(s, f"{where}: statements[{k}] ({s.id})", scope,
+                                  f"statements[{k}] ({s.id})")
                        for k, s in enumerate(spec.statements))
     pra = PRA(spec.name, params, tuple(spec.params.items()), dims, tuple(tensors),
               tuple(spec.scalars.items()), statements, spec.dtype)
     pra = split_alternatives(pra, where)
+    if checked:
+        _check_zero_cycle(pra, spec, where)
     return check_semantics(check_one_writer(pra, where), where) if checked else pra
 
 

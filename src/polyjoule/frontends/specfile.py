@@ -39,9 +39,11 @@ def read_bytes(path: str | Path, limit: int = MAX_BYTES) -> bytes:
 
 
 def decode(data: bytes, where: str | Path) -> str:
-    """``data`` as UTF-8; an undecodable byte is named with its line and column."""
+    """``data`` as UTF-8; an undecodable byte is named with its line and column. A leading
+    byte-order mark (editors on Windows write one) is no character of the text: dropped
+    (the C parser called it an illegal character)."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         head = data[: e.start]
         line = head.count(b"\n") + 1

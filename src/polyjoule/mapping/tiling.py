@@ -43,6 +43,9 @@ class Tiling:
     array: tuple[int, int]
     t: tuple[int, ...]
     p: tuple[int, ...] | None = None
+    #: ``p`` is a user's (``--tile``, ``tile=``; :meth:`of`): a size beyond its dim takes
+    #: effect as one tile of the extent (:meth:`sizes_many`)
+    given: bool = False
 
     @staticmethod
     def of(pra: PRA, array: tuple[int, ...], tile: tuple[int, ...] | None = None) -> Tiling:
@@ -62,7 +65,7 @@ class Tiling:
                 raise SpecError(f"--tile: {len(tile)} sizes given, {pra.name} has {pra.n} dims")
             if any(x < 1 for x in tile):
                 raise SpecError(f"--tile: tile sizes must be positive, got {tile}")
-        return Tiling((array[0], array[1]), t, tile)
+        return Tiling((array[0], array[1]), t, tile, tile is not None)
 
     def tiled(self, l: int) -> bool:
         """Is dim ``l`` spread over PEs (its tile count may exceed 1)?"""
@@ -70,13 +73,14 @@ class Tiling:
 
     def dropped(self, pra: PRA, values: Mapping[str, int]) -> list[tuple[int, int, int]]:
         """``(dim, size given, extent)`` of every given tile size that does not take effect:
-        a dim off the array is one tile, its extent, whatever size was asked for it."""
+        a dim off the array is one tile, its extent, whatever smaller size was asked for it
+        (a size at least the extent is that one tile, as on a tiled dim: :meth:`sizes_many`)."""
         if self.p is None:
             return []
         out = []
         for l, d in enumerate(pra.dims):
             e = int(d.extent.evaluate(values))
-            if not self.tiled(l) and self.p[l] != e:
+            if not self.tiled(l) and self.p[l] < e:
                 out.append((l, self.p[l], e))
         return out
 
@@ -91,16 +95,37 @@ class Tiling:
         return tuple(int(p) for p in self.sizes_many(pra, values))
 
     def sizes_many(self, pra: PRA, values: Mapping[str, object]) -> list:
-        """Tile sizes per dim for arrays of parameter values (vectorised, unchecked)."""
+        """Tile sizes per dim for arrays of parameter values (vectorised, unchecked).
+
+        A user's size beyond its dim's extent takes effect as the extent: one tile spans
+        the dim either way, and the larger tile only added empty rows to the schedule
+        (``--tile 1000,1000`` at N=10 ran 9,012 cycles, ``10,10`` 102). Dims given one
+        size keep sharing it (their counts share one ``p``): it is cut to the largest of
+        their extents, and never below a dependence distance along them."""
         out = []
+        cut = self._cut(pra, values) if self.given else None
         for l, d in enumerate(pra.dims):
             e = np.asarray(d.extent.evaluate(values))
             if self.tiled(l) and self.p is not None:
-                out.append(np.full_like(e, self.p[l]))
+                p = np.full_like(e, self.p[l])
+                out.append(p if cut is None else np.minimum(p, cut[int(self.p[l])]))
             elif self.tiled(l):
                 out.append(-(-e // self.t[l]))
             else:
                 out.append(e)
+        return out
+
+    def _cut(self, pra: PRA, values: Mapping[str, object]) -> dict[int, np.ndarray]:
+        """Per given size of the tiled dims: the largest size that takes effect (the
+        largest extent among the dims given it, at least their dependence distances)."""
+        assert self.p is not None
+        need = min_tile(pra)
+        out: dict[int, np.ndarray] = {}
+        for l, d in enumerate(pra.dims):
+            if self.tiled(l):
+                top = np.maximum(np.asarray(d.extent.evaluate(values)), need[l])
+                q = int(self.p[l])
+                out[q] = top if q not in out else np.maximum(out[q], top)
         return out
 
 

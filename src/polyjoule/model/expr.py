@@ -42,7 +42,11 @@ class Expr:
     ops: tuple[tuple[str, int], ...] = ()
 
     def evaluate(self, values: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> Any:
-        return _eval(self.tree, values, scalars)
+        """The expression on arrays of operand values. Its arithmetic is the kernel's: a
+        NaN or an infinity it makes (``sqrt`` of a negative, ``x / 0``) is its value, as
+        in C, not a warning of ours."""
+        with np.errstate(all="ignore"):
+            return _eval(self.tree, values, scalars)
 
 
 def parse_expr(text: str, variables: Iterable[str], scalars: Iterable[str], where: str) -> Expr:

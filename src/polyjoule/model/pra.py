@@ -129,6 +129,12 @@ class PRA:
     def statement_space(self, s: Statement) -> tuple[Constraint, ...]:
         return self.domain() + s.when
 
+    def counts_as_work(self, s: Statement) -> bool:
+        """Do ``s``'s executions count the loop body's iterations (``work``, utilisation)?
+        The compute statements do; a copy nest (``B[i][j] = A[j][i]``) has none, and there
+        every statement does: its body moves a value at each point it runs."""
+        return s.kind == "compute" or not any(t.kind == "compute" for t in self.statements)
+
     def check_params(self, values: Mapping[str, int], where: str = "parameters") -> None:
         """Every parameter given, an integer and at least its minimum."""
         from polyjoule.errors import ParameterRangeError

@@ -29,3 +29,21 @@ def test_a_c_kernel_is_checked_against_its_c_program():
     label = reference_label(ref)
     assert label == "the C reference (k.c run by the C interpreter)"
     assert _differences(label) == [f"output y: 2 elements differ from {label}"]
+
+
+def test_nan_equals_nan_and_an_infinity_the_same_infinity():
+    """``sqrtf`` of a negative is NaN on both sides: equal there, not a difference; an
+    infinity in the reference used to make the tolerance infinite (every element agreed)."""
+    from polyjoule.analysis.sim_checks import differing
+
+    want = np.array([np.nan, np.inf, -np.inf, 1.0, np.nan, 2.0])
+    got = np.array([np.nan, np.inf, np.inf, 1.0, 0.0, 7.0])
+    assert differing(got, want).tolist() == [False, False, True, False, True, True]
+    assert not differing(np.array([1e300, 1.0]), np.array([1e300, 1.0])).any()
+
+
+def test_an_output_of_nans_matches_a_reference_of_nans():
+    seen: list[str] = []
+    nan = np.full(3, np.nan)
+    assert matches_reference({"B": nan}, {"B": nan.copy()}, lambda m, n: seen.append(m))
+    assert seen == []

@@ -71,3 +71,21 @@ def test_python_api_takes_an_array(tmp_path):
     a = load_array(p)
     r = analyze("gemm", array=a).evaluate({"NI": 4, "NJ": 4, "NK": 4})
     assert r.energy_pj["by_class"]["DR"] == pytest.approx(r.counts["DR"] * 100.0)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('version: 2\nrows: "2"\ncols: 3\n', "rows: must be a whole number (got '2')"),
+    ("version: 2\nrows: 2.0\ncols: 3\n", "rows: must be a whole number (got 2.0)"),
+    ('version: 2\nrows: 2\ncols: 3\npe: {fd_depth: "8"}\n', "pe.fd_depth: must be a whole number"),
+    ("rows: 2\ncols: 3\n", "version: is missing (1 or 2; see docs/arch.md)"),
+])
+def test_a_number_as_text_and_a_missing_version_are_refused(tmp_path, text, says):
+    """``rows: "2"`` was read as 2, a file without ``version`` as version 1 (the docs say
+    a declaration gives 1 or 2); each is one line naming the file and the field."""
+    p = tmp_path / "a.yaml"
+    p.write_text(text)
+    with pytest.raises(SpecError) as e:
+        load_array(p)
+    assert str(e.value).startswith(f"{p}: {says}"), str(e.value)
+    r = CliRunner().invoke(app, ["analyze", "gemm", "--dataset", "MINI", "--machine", str(p)])
+    assert r.exit_code == 2 and f"{p}: {says}" in r.output and "Traceback" not in r.output

@@ -152,6 +152,20 @@ def _build(spec: DeclarationSpec, sources: dict[str, str], table: EnergyTable,
                           costs, sources)
 
 
+def _strict(spec: DeclarationSpec, data: dict[str, Any], where: str) -> DeclarationSpec:
+    """``spec`` when ``data`` gives every number as a number: ``rows: "2"`` (a string) or
+    ``rows: 2.0`` where a whole number belongs was read as 2 without a word."""
+    from pydantic import ValidationError
+
+    from polyjoule.frontends.specerrors import spec_error
+
+    try:
+        DeclarationSpec.model_validate(data, strict=True)
+    except ValidationError as e:
+        raise spec_error(e, where, DeclarationSpec, "docs/arch.md") from None
+    return spec
+
+
 def declaration(data: Any, where: str) -> ProcessorArray:
     """The array of a parsed declaration ``data`` laid over the shipped one."""
     if not isinstance(data, dict):
@@ -162,10 +176,12 @@ def declaration(data: Any, where: str) -> ProcessorArray:
     plain, user_src = split_sources(data, where)
     if "io_buffers" in plain:
         base_src = {k: v for k, v in base_src.items() if not k.startswith("io_buffers.")}
-    spec = checked(overlay(base, plain), where)
+    spec = _strict(checked(overlay(base, plain), where), overlay(base, plain), where)
     table = default_table()
     if spec.energy:
         table = table.merged(spec.energy, where, "energy")
+    if "version" not in plain:  # after the schema: a file's other faults are named first
+        raise SpecError(f"{where}: version: is missing (1 or 2; see docs/arch.md)")
     return _build(spec, {**base_src, **user_src}, table, where)
 
 
