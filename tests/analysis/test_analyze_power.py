@@ -71,8 +71,8 @@ def test_static_energy_by_hand_from_the_declaration(tmp_path):
     want = {"pe": 0.8 * lat, "register_file": 0.64 * lat, "fifo": 0.64 * lat, "io_buffer": 0.02 * lat}
     assert r.power.static_pj_by_component == pytest.approx(want, rel=1e-12)
     assert r.power.static_pj == pytest.approx(2.1 * lat, rel=1e-12)
-    assert r.power.dynamic_pj == r.energy_pj["total"]
-    assert r.power.total_pj == pytest.approx(r.energy_pj["total"] + 2.1 * lat, rel=1e-12)
+    assert r.power.dynamic_pj == r.energy_pj["dynamic"]
+    assert r.power.total_pj == pytest.approx(r.energy_pj["dynamic"] + 2.1 * lat, rel=1e-12)
     seconds = lat * 10e-9
     assert r.power.seconds == pytest.approx(seconds, rel=1e-12)
     assert r.power.power_mw == pytest.approx(r.power.total_pj * 1e-12 / seconds * 1e3, rel=1e-12)
@@ -98,10 +98,10 @@ def test_width_specific_access_and_op_energies(dtype, bits, tmp_path):
     assert r.energy_pj["by_class"] == pytest.approx(by_class, rel=1e-12)
     by_op = {o: n * op[o] for o, n in r.counts["ops"].items()}
     assert r.energy_pj["by_op"] == pytest.approx(by_op, rel=1e-12)
-    assert r.energy_pj["total"] == pytest.approx(sum(by_class.values()) + sum(by_op.values()), rel=1e-12)
-    assert r.energy_pj["total"] != pytest.approx(ref.energy_pj["total"])
+    assert r.energy_pj["dynamic"] == pytest.approx(sum(by_class.values()) + sum(by_op.values()), rel=1e-12)
+    assert r.energy_pj["dynamic"] != pytest.approx(ref.energy_pj["dynamic"])
     many = analyze(k, array=(4, 4)).evaluate_many({p: np.asarray([v]) for p, v in GEMM.items()})
-    assert many["energy_pj"][0] == pytest.approx(r.energy_pj["total"], rel=1e-12)
+    assert many["energy_pj"][0] == pytest.approx(r.energy_pj["dynamic"], rel=1e-12)
     assert many["energy.DR"][0] == pytest.approx(r.counts["DR"] * access["DR"], rel=1e-12)
 
 
@@ -111,7 +111,7 @@ def test_fp64_kernel_through_the_cli(tmp_path):
     for c in CLASSES:
         assert d["energy_pj"]["by_class"][c] == pytest.approx(
             d["counts"][c] * table["access_pj_by_bits"][c][64]["value"], rel=1e-12)
-    assert d["dynamic_pj"] == d["energy_pj"]["total"]
+    assert d["dynamic_pj"] == d["energy_pj"]["dynamic"]
 
 
 def test_evaluate_many_equals_evaluate_at_every_point():
@@ -141,6 +141,6 @@ def test_validate_prices_the_simulated_counts_at_the_kernel_width(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     d = json.loads(res.stdout)
     row = {r["what"]: r for r in d["rows"]}
-    assert d["ok"] and row["energy total (pJ)"]["match"] is True
+    assert d["ok"] and row["dynamic energy (pJ)"]["match"] is True
     dr = _energy_yaml()["access_pj_by_bits"]["DR"][8]["value"]
     assert row["energy DR (pJ)"]["simulated"] == pytest.approx(dr * row["DR accesses"]["simulated"])

@@ -38,7 +38,7 @@ def expected(res) -> dict:
            **{f"ops.{o}": n for o, n in res.counts["ops"].items()}, "work": res.iterations,
            **{f"energy.{c}": e for c, e in res.energy_pj["by_class"].items()},
            **{f"energy.op.{o}": e for o, e in res.energy_pj["by_op"].items()},
-           "energy_pj": res.energy_pj["total"], "latency_cycles": res.latency_cycles,
+           "energy_pj": res.energy_pj["dynamic"], "latency_cycles": res.latency_cycles,
            "utilisation": res.utilisation, "latency_seconds": p.seconds,
            **{f"static.{c}": e for c, e in p.static_pj_by_component.items()},
            "static_pj": p.static_pj, "total_pj": p.total_pj, "power_mw": p.power_mw,

@@ -210,7 +210,8 @@ class Result:
     values: dict[str, int]
     tile_sizes: dict[str, tuple[int, ...]]
     counts: dict[str, Any]  # RD..DR -> int, "ops" -> {op: int}
-    energy_pj: dict[str, Any]  # total, by_class, by_op
+    #: total (dynamic + static), dynamic (by_class and by_op add up to it), static (leakage)
+    energy_pj: dict[str, Any]
     volumes: list[VolumeRow]
     modes: dict[str, str]
     schedule: list[dict[str, Any]]  # per phase: order, lambda_J/K, latency and its formula
@@ -424,17 +425,19 @@ class Analysis:
         latency = lat["latency_cycles"]
         if bandwidth_bound:
             latency = self._bandwidth_latency(latency, counts["DR"])
+        power = power_summary(decl, latency, total, sum(ops.values()), iterations)
         return Result(
             values={k: int(v) for k, v in values.items()},
             tile_sizes=tile_sizes,
             counts={**counts, "ops": dict(sorted(ops.items()))},
-            energy_pj={"total": total, "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
+            energy_pj={"total": power.total_pj, "dynamic": total, "static": power.static_pj,
+                       "by_class": e_class, "by_op": dict(sorted(e_op.items()))},
             volumes=rows,
             modes={ph.pra.name: ph.mode for ph in self.phases},
             schedule=lat["schedule"], latency_cycles=latency,
             clock_mhz=decl.clock_mhz, iterations=iterations,
             utilisation=iterations / (decl.n_pes * latency),
-            power=power_summary(decl, latency, total, sum(ops.values()), iterations),
+            power=power,
             schedule_latency_cycles=None if latency == lat["latency_cycles"]
             else lat["latency_cycles"],
         )

@@ -439,4 +439,4 @@ def _fmt(x: Any) -> str:
     if isinstance(x, int | np.integer):
         return f"{int(x):,}"
     x = float(x)
-    return f"{int(x):,}" if x == int(x) else f"{x:,.2f}"
+    return f"{int(x):,}" if x == int(x) else f"{x:,.6g}"  # a declared 0.125 stays 0.125

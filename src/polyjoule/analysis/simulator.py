@@ -198,8 +198,8 @@ def plan(kernel: Kernel, values: Mapping[str, int], memory_limit: int = MEMORY_L
     if room < per_band or need > memory_limit:
         raise ResourceLimitError(
             f"simulate: {kernel.name} at {', '.join(f'{k}={v}' for k, v in values.items())} "
-            f"needs about {need / 2**30:,.1f} GiB even streamed, over the simulator's limit of "
-            f"{memory_limit / 2**30:.1f} GiB (use smaller sizes or raise --memory-limit; the "
+            f"needs about {_gib(need)} GiB even streamed, over the simulator's limit of "
+            f"{_gib(memory_limit)} GiB (use smaller sizes or raise --memory-limit; the "
             f"symbolic analysis has no limit)")
     return Plan(chunk, need)
 
@@ -303,3 +303,10 @@ def _tensors(kernel: Kernel, vals: Mapping[str, int], rng: np.random.Generator
             dram[name] = np.full(shape, np.nan)
             written[name] = np.zeros(shape, dtype=bool)
     return dram, written, inputs
+
+
+def _gib(nbytes: float) -> str:
+    """Bytes in GiB: one decimal from 1 GiB up, else three significant digits (a limit of
+    0.0001 GiB is not "0.0")."""
+    g = nbytes / 2**30
+    return f"{g:,.1f}" if g >= 1 else f"{g:.3g}"

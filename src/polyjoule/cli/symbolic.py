@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
             t0 = time.perf_counter()
             r = a.evaluate(values, bandwidth_bound)
             evaluated = time.perf_counter() - t0
-        extra = energy_named(r.to_json())
+        extra = r.to_json()
         over = capacity_over(a, values, r)
         if fmt == "json":
             out = {**extra, "kernel": k.name, "array": list(a.array), "energy_table": table.name,
@@ -159,17 +159,6 @@ def register(app: typer.Typer) -> None:
                     head = f"{phase}: " if len(a.phases) > 1 else ""
                     echo(f"  {head}{statement} {case}: ${tex}$", wide)
         warn_capacity(over, wide)  # after the output: a failed write stays the only error line
-
-
-def energy_named(doc: dict[str, Any]) -> dict[str, Any]:
-    """``analyze --json``'s energies named as every command names them: ``energy_pj.total``
-    is dynamic + static (``total_pj``, as ``sweep``'s and ``map``'s totals), beside it
-    ``energy_pj.dynamic`` (the accesses and operations: ``by_class`` and ``by_op`` add up to
-    it) and ``energy_pj.static`` (leakage over the latency)."""
-    e = doc["energy_pj"]
-    named = {"total": doc["total_pj"], "dynamic": doc["dynamic_pj"], "static": doc["static_pj"],
-             **{k: v for k, v in e.items() if k != "total"}}
-    return {**doc, "energy_pj": named}
 
 
 def capacity_over(a: Any, values: dict[str, int], r: Any) -> list[dict[str, str]]:

@@ -55,7 +55,8 @@ def test_analyze_json_static_and_power_from_the_declaration():
     t_s = d["latency_cycles"] / (decl["clock_mhz"]["value"] * 1e6)
     assert d["clock_mhz"] == decl["clock_mhz"]["value"]
     assert d["static_pj"] == pytest.approx(leak_uw * 1e-6 * t_s * 1e12)
-    assert d["dynamic_pj"] == pytest.approx(d["energy_pj"]["total"])
+    assert d["dynamic_pj"] == pytest.approx(d["energy_pj"]["dynamic"])
+    assert d["total_pj"] == pytest.approx(d["energy_pj"]["total"])
     assert d["total_pj"] == pytest.approx(d["static_pj"] + d["dynamic_pj"])
     assert d["power_mw"] == pytest.approx(d["total_pj"] * 1e-12 / t_s * 1e3)
     assert d["throughput_ips"] == pytest.approx(8 * 8 * 8 / t_s)  # one MAC iteration per point
