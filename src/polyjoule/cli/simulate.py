@@ -223,7 +223,7 @@ def _fmt(x: Any, what: str) -> str:
     from polyjoule.reports.tables import count, energy
 
     if isinstance(x, float):
-        return energy(x) if what.startswith("energy") else f"{x:,.3f}"
+        return energy(x) if what.startswith("energy") or what.startswith("dynamic energy") else f"{x:,.3f}"
     if isinstance(x, int):
         return count(x)
     return str(x)

@@ -37,6 +37,8 @@ def _check_best(tgt: TcpaTarget, name: str, best: dict) -> None:
     assert r.latency_cycles == best["latency"], (name, best["mapping"])
     assert r.energy_pj["dynamic"] == pytest.approx(best["dynamic_pj"], rel=1e-9)
     assert r.power.total_pj == pytest.approx(best["energy_pj"], rel=1e-6)
+    assert r.energy_pj["total"] == pytest.approx(best["total_pj"], rel=1e-6)  # one name, one meaning
+    assert r.energy_pj["static"] == pytest.approx(best["static_pj"], rel=1e-6, abs=1e-3)
     sim = simulate(placed, m.array, m.tile, m.values, order=m.order,
                    capacities=tgt.array.capacities(k.phases[0].dtype))
     assert sim.ok, (name, best["mapping"], sim.violations[:2])

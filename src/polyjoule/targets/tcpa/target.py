@@ -583,6 +583,9 @@ def _row(b: _Block, i: int, relieve: frozenset[str], tgt: TcpaTarget) -> dict[st
             "latency": int(b.price["latency"][i]),
             "energy_pj": round(float(b.price["energy_pj"][i]), 3),
             "dynamic_pj": round(float(b.price["dynamic_pj"][i]), 3),
+            # named as analyze --json and sweep name them (their energy_pj: the dynamic part)
+            "static_pj": round(float(b.price["energy_pj"][i] - b.price["dynamic_pj"][i]), 3),
+            "total_pj": round(float(b.price["energy_pj"][i]), 3),
             "edp": float(b.price["edp"][i]),
             "power_mw": round(float(b.price["power_mw"][i]), 6), "relieved": flagged}
 
