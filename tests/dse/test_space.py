@@ -108,3 +108,15 @@ def test_sizes_overlay_a_base_as_set_overlays_einsum_extents():
     assert list(g.values["I"]) == [4, 8] and list(g.values["J"]) == [7, 7]
     tied = space.size_grid(k, ["i=4,8", "N=2"], [], k.datasets["default"])
     assert list(tied.values["J"]) == [2, 2] and list(tied.values["K"]) == [2, 2]
+
+
+def test_n_that_sets_nothing_is_refused():
+    """``N`` sets every parameter not given; with every one given it would be ignored."""
+    from polyjoule.dse.space import parameter_names
+    from polyjoule.errors import SpecError
+    from polyjoule.library.kernels import get
+
+    k = get("gesummv")
+    assert parameter_names(k, {"N": 4, "N0": 8}, "--set") == {"N": 4, "N0": 8}
+    with pytest.raises(SpecError, match="N sets nothing here"):
+        parameter_names(k, {"N0": 8, "N1": 8, "N": 16}, "--set")

@@ -116,8 +116,8 @@ def parse_ints(text: str | None, what: str, sep: str = ",") -> tuple[int, ...] |
 
 KERNEL_HELP = "Built-in kernel name, PRA YAML file (.yaml) or C loop nest (.c); or give --einsum."
 EINSUM_HELP = "Einsum instead of KERNEL, e.g. 'C[m,n] += A[m,k]*B[k,n]'."
-EXTENTS_HELP = ("Rank extents of --einsum, e.g. m=64,n=64,k=64 (its default dataset: --set or "
-                "--size values go over them).")
+EXTENTS_HELP = ("Rank extents of --einsum, e.g. m=64,n=64,k=64 (its default dataset: --set "
+                "values go over them).")
 
 
 def parse_order(text: str | None) -> tuple[str, ...] | None:

@@ -105,6 +105,10 @@ def parameter_names(kernel: Kernel, named: dict[str, T], where: str) -> dict[str
         if k in out:
             raise SpecError(f"{where}: {k} given twice (as {typed[k]} and {typed_as})")
         out[k], typed[k] = v, typed_as
+    tie = next((k for k in out if k not in params), None)
+    if tie is not None and params and all(p in out for p in params):
+        raise SpecError(f"{where}: {typed[tie]} sets nothing here: every parameter of "
+                        f"{kernel.name} is given ({', '.join(params)})")
     return out
 
 
