@@ -35,8 +35,8 @@ def _catalogued_objectives() -> dict[str, tuple[str, ...]]:
 OBJECTIVE_HELP = "Rank by, per target: " + "; ".join(
     f"{name} {objs[0]} (its default), {', '.join(objs[1:-1])} or {objs[-1]}"
     for name, objs in _catalogued_objectives().items()) + (
-    " (edp: energy x cycles; tinytpu-isa counts cycles by its modelled makespan, the model"
-    " its published rankings use).")
+    " (edp: energy x cycles; a target that counts cycles by a modelled makespan, as the"
+    " programmable GEMM target's published rankings do, says so in its table).")
 #: the most mappings one kernel search evaluates (problem sizes x mappings per size)
 MAX_MAPPINGS = 2_000_000
 #: above this many problem sizes (or with --max-mappings), the mappings are counted first
