@@ -161,8 +161,8 @@ def _summed_apart(head: str, setvars: tuple[str, ...], box: str,
     return out.coalesce()
 
 
-#: tile-offset alternatives in a sum's domain from which it is coalesced before summing:
-#: worth it for a band's (1.5-2x faster), not for a stencil's few (10-20% slower)
+#: tile-offset alternatives in a sum's domain from which each piece is coalesced and summed
+#: apart (:func:`_summed_apart`): worth it for a band's, not for a stencil's few
 MANY_ALTERNATIVES = 8
 
 
@@ -199,7 +199,6 @@ def _context(params: tuple[str, ...], context: tuple[str, ...]) -> isl.Set:
 def in_context(pwqp: isl.PwQPolynomial, params: list[str], context: list[str]) -> isl.PwQPolynomial:
     """``pwqp`` simplified under the parameter ``context`` (what evaluation validates)."""
     return pwqp.gist_params(_context(tuple(params), tuple(context))).coalesce()
-
 
 
 @functools.lru_cache(maxsize=256)

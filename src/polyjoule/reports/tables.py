@@ -231,14 +231,14 @@ def _print_blocks(con: Console, title: str | None, cols: Sequence[Column],
                 con.print(Text(f"    {part}"), soft_wrap=True)
 
 
-def whole_groups(number: str, room: int) -> list[str]:
+def whole_groups(number: str, room: int, first: int | None = None) -> list[str]:
     """``number`` in lines of at most ``room`` characters, broken only after a thousands
-    separator (``24,519,``), so that no digit group is split; one line when it fits."""
-    if len(number) <= room:
-        return [number]
+    separator (``24,519,``), so that no digit group is split; one line when it fits.
+    ``first``: the room left on the first line (which then may stay empty)."""
     out = [""]
     for group in re.findall(r"[^,]*,|[^,]+$", number):
-        if out[-1] and len(out[-1]) + len(group) > room:
+        limit = room if first is None or len(out) > 1 else first
+        if len(out[-1]) + len(group) > limit and (out[-1] or (first is not None and len(out) == 1)):
             out.append("")
         out[-1] += group
     return out
@@ -300,13 +300,7 @@ def _pieces(word: str, room: int, line_room: int) -> list[str]:
         head = word[:room]
         rest = word[len(head):]
         return [head, *(rest[i:i + line_room] for i in range(0, len(rest), line_room))]
-    out = [""]
-    for group in re.findall(r"[^,]*,|[^,]+$", word):
-        if len(out[-1]) + len(group) > (room if len(out) == 1 else line_room) and (
-                out[-1] or len(out) == 1):
-            out.append("")
-        out[-1] += group
-    return out
+    return whole_groups(word, line_room, room)
 
 
 def echo(text: str, wide: bool = False, con: Console | None = None,
